@@ -1,0 +1,5 @@
+export { bootHost, type Host, type HostOptions } from './host.ts'
+export { ScriptedAdapter, textTurn, toolTurn, type ScriptEntry } from './scripted-adapter.ts'
+export { runTurn, toolResults, waitForIdle } from './agent.ts'
+export { makeTmpDir, removeTmpDir } from './tmp.ts'
+export { execTool, textOf } from './execute.ts'

@@ -1,0 +1,82 @@
+/**
+ * The contract of the `backgroundShells` Cordis service. tool-kill-shell (and optionally
+ * tool-read) import these types only (`import type`) and `inject` the service; no other runtime
+ * state is shared between the packages.
+ */
+
+export type ShellStatus = 'running' | 'completed' | 'killed' | 'error'
+
+export type KillSignal = 'SIGTERM' | 'SIGKILL' | 'SIGINT'
+
+/** What a kill asks for: the first signal, whether to escalate to SIGKILL, and the wait before it. */
+export interface KillRequest {
+  signal: KillSignal
+  force: boolean
+  timeoutMs: number
+}
+
+/** What a kill did, measured on the real process group. */
+export interface KillOutcome {
+  /** The first signal sent, or 'none' when the group was already empty. */
+  signal_sent: KillSignal | 'none'
+  force_killed: boolean
+  /** The leader's exit code when it exited normally, else null. */
+  exit_code: number | null
+  elapsed_ms: number
+  /** Pids of the group still alive at the end (empty means everything is gone). */
+  survivors: number[]
+}
+
+export interface ShellRecord {
+  readonly id: string
+  /** The host job id, when the shell is also a DSH job. */
+  readonly job_id?: string
+  /** The leader's pid, which is also the process-group id. */
+  readonly pid: number
+  readonly command: string
+  readonly cwd: string
+  /** The session id of the agent that started the shell ('' for a call with no agent). */
+  readonly owner: string
+  /** ISO time the shell started. */
+  readonly started_at: string
+  status: ShellStatus
+  /** The leader's exit code, when it exited normally. */
+  exit_code: number | null
+  /** The signal that ended the leader, when one did. */
+  signal: string | null
+  /** ISO time the leader exited (the group may outlive it). */
+  leader_exited_at: string | null
+  /** ISO time the whole group was observed empty and the log flushed. */
+  ended_at: string | null
+  readonly output_file: string
+  /** Bytes captured in the log so far. */
+  bytes: number
+  /** True once capture stopped at maxLogBytes. */
+  capped: boolean
+  /** A kill requested through the host job path, carried out by the job's cancel. */
+  kill_request?: KillRequest
+}
+
+export interface BackgroundShellRegistry {
+  /** The private 0700 directory holding every shell's log. */
+  readonly logDir: string
+  register(record: ShellRecord): void
+  get(id: string): ShellRecord | undefined
+  /** Look a shell up by its id or its host job id. */
+  find(idOrJobId: string): ShellRecord | undefined
+  list(): ShellRecord[]
+  running(owner?: string): ShellRecord[]
+  remove(id: string): boolean
+  /** Drop finished shells that ended more than `maxAgeMs` ago (default one hour); returns how many. */
+  prune(maxAgeMs?: number): number
+  /**
+   * Signal the shell's process group, wait up to `timeoutMs` for it to empty, escalate to
+   * SIGKILL when `force`, and report survivors. Never signals a group already observed empty
+   * (pid reuse). Resolves when the record has settled.
+   */
+  terminate(id: string, request: KillRequest): Promise<KillOutcome>
+  /** Resolves once the shell's group is empty and its log flushed. */
+  settled(id: string): Promise<ShellRecord>
+  /** Pids currently in the shell's process group (from /proc). */
+  members(id: string): number[]
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['packages/*/tests/**/*.spec.ts'],
+    setupFiles: ['packages/testkit/src/polyfill.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Real processes and real temp dirs: keep file-level parallelism modest on 2 cores.
+    maxWorkers: 2,
+  },
+})
