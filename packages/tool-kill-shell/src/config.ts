@@ -1,0 +1,27 @@
+import Schema from '@deepseek-ai/schemastery'
+
+export interface Config {
+  toolName: string
+  guidance: string
+  order: number
+  maxEntries: number
+  timeoutMs: number
+  maxTimeoutMs: number
+}
+
+/** Short and name-free (toolName is configurable): schema + guidance must stay within ~150 prompt tokens. */
+export const DEFAULT_GUIDANCE = 'Stop background shells you no longer need. '
+  + 'If a kill reports survivors, retry with signal SIGKILL.'
+
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
+  toolName: Schema.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('kill_shell')
+    .description('The tool name the model calls.'),
+  guidance: Schema.string().default(DEFAULT_GUIDANCE).description('Guidance section text; empty registers none.'),
+  order: Schema.number().default(1650).description('Prompt order of the guidance section.'),
+  maxEntries: Schema.natural().min(1).max(100).default(10)
+    .description('Most shell ids listed when a shell_id is not found.'),
+  timeoutMs: Schema.natural().min(1).max(3_600_000).default(5000)
+    .description('Default wait (ms) for the group to exit before SIGKILL.'),
+  maxTimeoutMs: Schema.natural().min(1).max(3_600_000).default(60_000)
+    .description('Largest timeout (ms) a call may ask for.'),
+})

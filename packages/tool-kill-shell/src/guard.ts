@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
+import type { ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
+
+/** Linux exports process start times in USER_HZ ticks, fixed at 100 by the kernel ABI. */
+const USER_HZ = 100
+/**
+ * How much later than the record's started_at the leader may appear to have started. The
+ * estimate from /proc is good to about 20 ms; the record is stamped just after spawn.
+ */
+const START_SLACK_MS = 1000
+
+interface ProcStat {
+  ppid: number
+  pgrp: number
+  session: number
+  /** Start time, in ticks since boot. */
+  startTicks: number
+}
+
+/** Parse /proc/<pid>/stat; undefined when the process does not exist (or /proc is absent). */
+export function procStat(pid: number): ProcStat | undefined {
+  let text: string
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return undefined
+  }
+  // The command name (field 2) may contain spaces and parentheses: split after the last ')'.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
+  const field = (n: number) => Number(fields[n - 3])
+  return { ppid: field(4), pgrp: field(5), session: field(6), startTicks: field(22) }
+}
+
+/** The epoch ms a live process started, from /proc; undefined when unknown. */
+export function processStartedAt(pid: number): number | undefined {
+  const stat = procStat(pid)
+  if (stat === undefined) return undefined
+  let uptime: number
+  try {
+    uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0])
+  } catch {
+    return undefined
+  }
+  return Date.now() - (uptime - stat.startTicks / USER_HZ) * 1000
+}
+
+/** The host process, its ancestors, and their process groups and sessions: never signalled. */
+export function protectedPids(): Set<number> {
+  const pids = new Set<number>([process.pid, process.ppid, 0, 1])
+  const self = procStat(process.pid)
+  if (self !== undefined) {
+    pids.add(self.pgrp)
+    pids.add(self.session)
+  }
+  let pid = process.ppid
+  for (let depth = 0; depth < 64 && pid > 1; depth++) {
+    pids.add(pid)
+    const stat = procStat(pid)
+    if (stat === undefined) break
+    pids.add(stat.pgrp)
+    pids.add(stat.session)
+    pid = stat.ppid
+  }
+  return pids
+}
+
+/**
+ * Refuse to act on a record whose pid could hit the wrong processes: the host or its ancestors
+ * (a corrupt or forged record), or a pid the kernel has handed to a newer process after the
+ * shell's leader was reaped. While any process of the shell's group lives, the kernel keeps
+ * the group id allocated, so a live leader that started after the shell is the reuse signal.
+ */
+export function assertSignallable(record: ShellRecord): void {
+  if (!Number.isSafeInteger(record.pid) || record.pid <= 1 || protectedPids().has(record.pid)) {
+    throw new HarnessError(
+      `refusing to signal shell ${record.id}: pid ${record.pid} is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
+      'SHELL_PROTECTED_PID',
+    )
+  }
+  const startedAt = processStartedAt(record.pid)
+  const recorded = Date.parse(record.started_at)
+  if (startedAt !== undefined && Number.isFinite(recorded) && startedAt > recorded + START_SLACK_MS) {
+    throw new HarnessError(
+      `refusing to signal shell ${record.id}: pid ${record.pid} now belongs to a newer process (the shell's leader was reaped and the pid reused); nothing was sent — the shell has exited`,
+      'SHELL_PID_REUSED',
+    )
+  }
+}

@@ -1,0 +1,92 @@
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import { JobId, type JobRegistry } from '@deepseek-ai/dsh-jobs'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { TOOL_ABORTED } from '@deepseek-ai/dsh-tools'
+import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
+import { assertSignallable } from './guard.ts'
+import type { KillShellValue } from './value.ts'
+
+export interface KillDeps {
+  registry: BackgroundShellRegistry
+  /** The host job registry, when composed. */
+  jobs: JobRegistry | undefined
+}
+
+function aborted(): HarnessError {
+  const error = new HarnessError('kill_shell aborted while waiting; the kill itself goes on — check the shell again with /tasks', TOOL_ABORTED)
+  error.name = 'AbortError'
+  return error
+}
+
+/** Await `work`, but give up (not the work) when the call is aborted. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(aborted())
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(aborted())
+    signal.addEventListener('abort', onAbort, { once: true })
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
+function alreadyExited(record: ShellRecord, request: KillRequest, elapsed: number): KillShellValue {
+  return {
+    success: true,
+    shell_id: record.id,
+    outcome: 'already-exited',
+    signal_sent: 'none',
+    force_killed: false,
+    exit_code: record.exit_code,
+    elapsed_ms: elapsed,
+    survivors: [],
+    timeout_ms: request.timeoutMs,
+    command: record.command,
+    note: `Shell already ${record.status}`,
+  }
+}
+
+/**
+ * Stop one registry shell. A shell that is a host job goes through ctx.jobs.kill, so the host
+ * records the kill (status stopping, no completion notice later); the request is stored on the
+ * record first and the job's cancel carries it out. The outcome comes from the registry's
+ * terminate for the same shell, which joins the termination already under way. The signals
+ * themselves are sent only by the registry (tool-bash-bg), to the shell's own process group.
+ */
+export async function killShell(
+  deps: KillDeps,
+  record: ShellRecord,
+  request: KillRequest,
+  agent: Agent | undefined,
+  signal: AbortSignal,
+): Promise<KillShellValue> {
+  const started = performance.now()
+  const elapsed = () => Math.round(performance.now() - started)
+  if (record.status !== 'running') return alreadyExited(record, request, 0)
+  assertSignallable(record)
+
+  if (record.job_id !== undefined && deps.jobs !== undefined) {
+    record.kill_request = request
+    const answer = deps.jobs.kill(JobId(record.job_id), agent, `kill_shell ${request.signal}`)
+    if (answer === 'already-finished') {
+      return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
+    }
+  }
+  const outcome: KillOutcome = await untilAborted(deps.registry.terminate(record.id, request), signal)
+  if (outcome.signal_sent === 'none') {
+    return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
+  }
+  // Verify the world rather than trust the report: the group as /proc sees it now.
+  const survivors = outcome.survivors.length === 0 ? deps.registry.members(record.id) : outcome.survivors
+  const final = survivors.length === 0 ? await untilAborted(deps.registry.settled(record.id), signal) : record
+  return {
+    success: survivors.length === 0,
+    shell_id: record.id,
+    outcome: survivors.length > 0 ? 'survivors' : outcome.force_killed ? 'force-killed' : 'terminated',
+    signal_sent: outcome.signal_sent,
+    force_killed: outcome.force_killed,
+    exit_code: final.exit_code ?? outcome.exit_code,
+    elapsed_ms: elapsed(),
+    survivors,
+    timeout_ms: request.timeoutMs,
+    command: record.command,
+  }
+}

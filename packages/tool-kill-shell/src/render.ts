@@ -1,0 +1,51 @@
+import type { ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
+import type { KillShellValue } from './value.ts'
+
+/** The most survivor pids named in the model text; the value always carries them all. */
+const MAX_PIDS_SHOWN = 20
+
+function pidList(pids: readonly number[]): string {
+  const shown = pids.slice(0, MAX_PIDS_SHOWN).join(', ')
+  return pids.length > MAX_PIDS_SHOWN ? `${shown}, … (+${pids.length - MAX_PIDS_SHOWN} more)` : shown
+}
+
+function processes(count: number): string {
+  return count === 1 ? '1 process' : `${count} processes`
+}
+
+/** The model text: what was sent, whether SIGKILL was needed, how long it took, what survived. */
+export function renderKill(value: KillShellValue): string {
+  const id = value.shell_id
+  if (value.outcome === 'already-exited') {
+    const code = value.exit_code === null ? '' : ` (exit code ${value.exit_code})`
+    return `${value.note ?? 'Shell already exited'}: ${id}${code}. No signal sent.`
+  }
+  const sent = value.force_killed
+    ? `sent ${value.signal_sent}, still running after ${value.timeout_ms} ms, then SIGKILL`
+    : `sent ${value.signal_sent}`
+  if (value.outcome === 'survivors') {
+    const why = value.force_killed || value.signal_sent === 'SIGKILL'
+      ? ''
+      : ' (force=false, no SIGKILL sent)'
+    const retry = value.signal_sent === 'SIGKILL' || value.force_killed
+      ? ' They may be stuck in the kernel or have left the group.'
+      : ' Retry with signal SIGKILL.'
+    return `Not stopped ${id}: ${sent}${why}; ${processes(value.survivors.length)} still alive after ${value.elapsed_ms} ms: ${pidList(value.survivors)}.${retry}`
+  }
+  const code = value.exit_code === null ? '' : ` (exit code ${value.exit_code})`
+  const needed = value.force_killed || value.signal_sent === 'SIGKILL' ? '' : ' No SIGKILL needed.'
+  return `Stopped ${id}: ${sent}; all processes exited after ${value.elapsed_ms} ms${code}.${needed}`
+}
+
+/**
+ * The seed's not-found text, with the shells the caller could mean in between. Newest first,
+ * running before finished, at most `maxEntries`.
+ */
+export function renderNotFound(id: string, known: readonly ShellRecord[], maxEntries: number): string {
+  const ordered = [...known].sort((a, b) =>
+    Number(b.status === 'running') - Number(a.status === 'running') || b.started_at.localeCompare(a.started_at))
+  const shown = ordered.slice(0, maxEntries).map((record) => `${record.id} (${record.status})`)
+  const more = ordered.length > maxEntries ? `, … (+${ordered.length - maxEntries} more)` : ''
+  const list = shown.length === 0 ? 'Known shells: none.' : `Known shells: ${shown.join(', ')}${more}.`
+  return `Shell not found: ${id}\n${list}\nUse /tasks to see available background shells.`
+}

@@ -1,0 +1,65 @@
+import type { Context } from '@deepseek-ai/cordis'
+import type { JobRegistry } from '@deepseek-ai/dsh-jobs'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import type { BackgroundShellRegistry, KillSignal, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
+import type { Config } from './config.ts'
+import { killShell } from './kill.ts'
+import { presentCall, presentResult } from './present.ts'
+import { renderKill, renderNotFound } from './render.ts'
+import { VALUE_SCHEMA, type KillShellValue } from './value.ts'
+
+const SIGNALS = ['SIGTERM', 'SIGKILL', 'SIGINT'] as const
+
+function invalid(message: string): HarnessError {
+  return new HarnessError(message, 'INVALID_ARGS')
+}
+
+/** A shell is open to the session that started it; one started with no agent is open to all, as unowned jobs are. */
+function visibleTo(record: ShellRecord, session: string): boolean {
+  return record.owner === '' || record.owner === session
+}
+
+export function killShellTool(ctx: Context, config: Config): ToolDefinition {
+  return defineTool({
+    name: config.toolName,
+    description: 'Stop a background shell and its whole process group. Reports survivors (pids still alive).',
+    parameters: {
+      shell_id: { type: 'string', required: true, description: 'Shell id (bg-…) or its job id' },
+      signal: { type: 'string', enum: SIGNALS, description: 'First signal; default SIGTERM' },
+      force: { type: 'boolean', description: 'SIGKILL after timeout; default true' },
+      timeout: { type: 'integer', description: `ms before SIGKILL; default ${config.timeoutMs}, max ${config.maxTimeoutMs}` },
+    },
+    output: {
+      schema: VALUE_SCHEMA,
+      render: (_args, value) => [{ type: 'text', text: renderKill(value as KillShellValue) }],
+      presentationMeta: (_args, value) => value,
+    },
+    async execute(args, exec) {
+      const id = args.shell_id.trim()
+      if (id.length === 0) {
+        throw invalid(`invalid shell_id: expected a shell id like bg-a1b2c3 (or its job id), got ${JSON.stringify(args.shell_id)} — use /tasks to list shells`)
+      }
+      const timeoutMs = args.timeout ?? config.timeoutMs
+      if (!(timeoutMs > 0) || timeoutMs > config.maxTimeoutMs) {
+        throw invalid(`invalid timeout: expected 1..${config.maxTimeoutMs} ms, got ${JSON.stringify(args.timeout)} — omit it for the default ${config.timeoutMs} ms`)
+      }
+      const registry: BackgroundShellRegistry = ctx.backgroundShells
+      const session = exec.agent?.id ?? ''
+      const record = registry.find(id)
+      if (record === undefined) {
+        const known = registry.list().filter((shell) => visibleTo(shell, session))
+        throw new HarnessError(renderNotFound(id, known, config.maxEntries), 'SHELL_NOT_FOUND')
+      }
+      if (!visibleTo(record, session)) {
+        // The same fence, and nearly the same words, as the host's job_kill.
+        throw new HarnessError(`shell ${record.id} belongs to another session — only the session that started it can stop it`, 'SHELL_FOREIGN')
+      }
+      const signal: KillSignal = args.signal ?? 'SIGTERM'
+      const jobs = ctx.get('jobs') as JobRegistry | undefined
+      return killShell({ registry, jobs }, record, { signal, force: args.force ?? true, timeoutMs }, exec.agent, exec.signal)
+    },
+    presentCall: (args) => presentCall(args),
+    presentResult: (_args, result) => presentResult(result),
+  })
+}
