@@ -1,0 +1,85 @@
+import { argumentError } from './errors.ts'
+import { ignoreMatcher } from './ignore.ts'
+import { patternMatcher } from './pattern.ts'
+import type { SortKey } from './sort.ts'
+
+export const DEFAULT_DEPTH = 3
+export const MAX_DEPTH = 10
+
+/** The arguments as the model sends them (types already checked by the tool pipeline). */
+export interface ListArgs {
+  path: string
+  ignore?: string[]
+  recursive?: boolean
+  depth?: number
+  pattern?: string
+  sort?: SortKey
+  reverse?: boolean
+  directories_only?: boolean
+  files_only?: boolean
+  long?: boolean
+  limit?: number
+}
+
+export interface ListRequest {
+  path: string
+  ignore: (name: string) => boolean
+  recursive: boolean
+  depth: number
+  pattern: ((relativePath: string) => boolean) | undefined
+  sort: SortKey
+  reverse: boolean
+  only: 'files' | 'directories' | undefined
+  long: boolean
+  cap: number
+  /** Any seed-000 extension argument was given (the seed-003 text stays exact otherwise). */
+  extended: boolean
+  /** The filters in effect, named for messages. */
+  filters: string[]
+}
+
+const EXTENSIONS = ['recursive', 'depth', 'pattern', 'sort', 'reverse', 'directories_only', 'files_only', 'long', 'limit'] as const
+
+/** Check what the schema cannot express; every error names the argument and what would work. */
+export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
+  if (args.path.trim() === '') throw argumentError('path must name a directory — use "." for the workspace root')
+  if (args.path.includes('\0')) throw argumentError('path must not contain a NUL character')
+  if (args.recursive === false && args.depth !== undefined) {
+    throw argumentError(`depth ${args.depth} needs recursive=true — drop depth, or set recursive=true`)
+  }
+  const recursive = args.recursive === true || args.depth !== undefined
+  const depth = args.depth ?? DEFAULT_DEPTH
+  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH) {
+    throw argumentError(`depth must be an integer from 1 to ${MAX_DEPTH} (levels below path; 1 = direct children), got ${args.depth}`)
+  }
+  if (args.files_only === true && args.directories_only === true) {
+    throw argumentError('files_only and directories_only cannot both be true — set one of them')
+  }
+  if (args.limit !== undefined && (!Number.isInteger(args.limit) || args.limit < 1)) {
+    throw argumentError(`limit must be a positive integer, got ${args.limit}`)
+  }
+  if (args.limit !== undefined && args.limit > maxEntries) {
+    throw argumentError(`limit ${args.limit} is above the maximum of ${maxEntries} entries per call — use limit ≤ ${maxEntries}, or narrow with pattern`)
+  }
+  if (args.pattern !== undefined && args.pattern.trim() === '') {
+    throw argumentError('pattern must be a non-empty glob such as "*.ts" — or leave it out')
+  }
+  const only = args.files_only === true ? 'files' : args.directories_only === true ? 'directories' : undefined
+  const filters: string[] = []
+  if (args.pattern !== undefined) filters.push(`pattern "${args.pattern}"`)
+  if (only !== undefined) filters.push(`${only}_only`)
+  return {
+    path: args.path,
+    ignore: ignoreMatcher(args.ignore ?? []),
+    recursive,
+    depth: recursive ? depth : 1,
+    pattern: args.pattern === undefined ? undefined : patternMatcher(args.pattern),
+    sort: args.sort ?? 'type',
+    reverse: args.reverse === true,
+    only,
+    long: args.long === true,
+    cap: args.limit ?? maxEntries,
+    extended: EXTENSIONS.some((key) => args[key] !== undefined),
+    filters,
+  }
+}

@@ -1,0 +1,95 @@
+import type { Context } from '@deepseek-ai/cordis'
+import { FsError } from '@deepseek-ai/dsh-fs'
+import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import { fileURLToPath } from 'node:url'
+import type { ListRequest } from './args.ts'
+import { LocalSource } from './local-source.ts'
+import { permissionString } from './permissions.ts'
+import { ProviderSource } from './provider-source.ts'
+import type { Dir, DirSource, Entry, Listing } from './types.ts'
+import { walk } from './walk.ts'
+import { place } from './workspace.ts'
+
+/**
+ * The local fast path applies only to the local provider when it does not confine: its targets
+ * are process paths (file URLs of themselves) and no sandbox mode is set.
+ */
+export function chooseSource(ctx: Context, root: Dir): DirSource {
+  if (ctx.fs.sandboxMode !== undefined || root.target === undefined) return new ProviderSource(ctx)
+  const processPath = ctx.fs.processPath(root.target)
+  const url = ctx.fs.fileUrl(root.target)
+  if (!url.startsWith('file:') || fileURLToPath(url) !== processPath) return new ProviderSource(ctx)
+  return new LocalSource()
+}
+
+/** Run one listing: resolve, check, walk, and shape the canonical value. */
+export async function listDirectory(
+  ctx: Context,
+  exec: Pick<ToolExecution, 'agent' | 'signal'>,
+  request: ListRequest,
+  sourceFor: (root: Dir) => DirSource = (root) => chooseSource(ctx, root),
+): Promise<Listing> {
+  const { target } = await place(ctx, exec, request.path)
+  const info = await ctx.fs.stat(target, exec.signal)
+  if (info === undefined) {
+    throw new FsError(`path "${request.path}" does not exist (${target.displayPath}) — list its parent directory to see what is there`, 'FS_NOT_FOUND')
+  }
+  if (info.type !== 'directory') {
+    const what = info.type === 'file' ? 'a file' : 'not a directory'
+    const hint = info.type === 'file' ? ' — use read_file to read it' : ''
+    throw new FsError(`path "${request.path}" is ${what}, not a directory (${target.displayPath})${hint}`, 'FS_NOT_DIRECTORY')
+  }
+  const root: Dir = { display: target.displayPath, target, local: ctx.fs.processPath(target) }
+  const keep = request.recursive || request.long
+  let result
+  try {
+    result = await walk(sourceFor(root), root, {
+      depth: request.depth,
+      links: keep ? 'keep' : 'follow',
+      ignore: request.ignore,
+      pattern: request.pattern,
+      only: request.only,
+      sort: request.sort,
+      reverse: request.reverse,
+      meta: keep,
+      cap: request.cap,
+      signal: exec.signal,
+    })
+  } catch (error) {
+    exec.signal.throwIfAborted()
+    throw rootError(error, target.displayPath)
+  }
+  const entries = result.shown.map(({ child, rel }): Entry => {
+    const entry: Entry = { name: child.name, type: child.type }
+    if (child.size !== undefined) entry.size = child.size
+    if (request.recursive) entry.path = rel
+    if (request.long && child.mtimeMs !== undefined) entry.modified = new Date(child.mtimeMs).toISOString()
+    if (request.long && child.mode !== undefined) entry.permissions = permissionString(child.mode)
+    if (child.target !== undefined) entry.target = child.target
+    if (child.error !== undefined) entry.error = child.error
+    return entry
+  })
+  const { files, directories, symlinks, others } = result.counts
+  const value: Listing = {
+    path: target.displayPath,
+    entries,
+    stats: { total: result.total, files, directories, others, ...keep ? { symlinks } : {} },
+  }
+  if (result.total > entries.length) {
+    value.truncated = { shown: entries.length, total: result.total, remaining: result.total - entries.length }
+    if (request.extended && result.firstHidden !== undefined) value.truncated.next_path = result.firstHidden.dir.display
+  }
+  if (result.ignored > 0) value.ignored = result.ignored
+  if (result.filtered > 0) value.filtered = result.filtered
+  if (result.partial) value.partial = true
+  return value
+}
+
+function rootError(error: unknown, display: string): unknown {
+  if (error instanceof FsError) return error
+  const code = (error as { code?: string }).code
+  if (code === 'EACCES' || code === 'EPERM') return new FsError(`cannot list "${display}": permission denied`, 'FS_PERMISSION_DENIED', { cause: error })
+  if (code === 'ENOENT') return new FsError(`cannot list "${display}": it vanished during the listing`, 'FS_NOT_FOUND', { cause: error })
+  if (code === 'ENOTDIR') return new FsError(`cannot list "${display}": not a directory`, 'FS_NOT_DIRECTORY', { cause: error })
+  return error
+}

@@ -1,0 +1,21 @@
+import picomatch from 'picomatch'
+import { argumentError } from './errors.ts'
+
+/**
+ * The `pattern` filter: a picomatch glob on the path relative to the listed directory. A
+ * pattern without `/` matches the basename at any depth. Hidden entries match like any other.
+ */
+export function patternMatcher(pattern: string): (relativePath: string) => boolean {
+  let regex: RegExp
+  try {
+    regex = picomatch.makeRe(pattern, { dot: true })
+  } catch (error) {
+    throw argumentError(`pattern "${pattern}" is not a valid glob (${(error as Error).message}) — try e.g. "*.ts" or "src/**/*.json"`)
+  }
+  // picomatch compiles a pattern it cannot parse (an unclosed brace or extglob) to a never-match.
+  if (regex.source === '$^') {
+    throw argumentError(`pattern "${pattern}" is not a valid glob (unbalanced brace or parenthesis) — try e.g. "*.ts" or "src/**/*.json"`)
+  }
+  const matchBase = !pattern.includes('/')
+  return (relativePath) => regex.test(matchBase ? relativePath.slice(relativePath.lastIndexOf('/') + 1) : relativePath)
+}

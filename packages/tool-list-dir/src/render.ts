@@ -1,0 +1,163 @@
+import type { Entry, Listing } from './types.ts'
+
+/** The seed's rule: 50 box-drawing characters. */
+export const RULE = '─'.repeat(50)
+
+export interface RenderMode {
+  /** The tool's name, for the continuation hint. */
+  toolName: string
+  /** The `path` argument as given: the tree's first line. */
+  pathArg: string
+  recursive: boolean
+  long: boolean
+  /** An extension argument was given: a truncated result says how to see the rest. */
+  extended: boolean
+  /** The filters in effect, for the message when they leave nothing (e.g. `pattern "*.ts"`). */
+  filters: string[]
+}
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
+const items = (n: number): string => plural(n, 'item', 'items')
+
+/** The model-facing text of a listing: seed 003's layout, or the tree / long layouts. */
+export function renderListing(value: Listing, mode: RenderMode): string {
+  const empty = emptyMessage(value, mode)
+  if (empty !== undefined) return empty
+  if (mode.recursive) return renderTree(value, mode)
+  const lines = [`Listed ${atLeast(value)}${items(value.stats.total)} in ${value.path}:`, RULE]
+  const columns = mode.long ? longColumns(value.entries) : undefined
+  for (const entry of value.entries) lines.push(columns ? longLine(entry, columns) : plainLine(entry))
+  lines.push(RULE)
+  const notices = noticeLines(value, mode)
+  if (notices.length > 0) lines.push(...notices, '')
+  lines.push(totalLine(value))
+  return lines.join('\n')
+}
+
+function emptyMessage(value: Listing, mode: RenderMode): string | undefined {
+  if (value.stats.total > 0) return undefined
+  const hid = value.ignored ?? 0
+  const left = value.filtered ?? 0
+  if (left === 0 && hid === 0) return `Directory ${value.path} is empty.`
+  if (left === 0) return `Directory ${value.path} is not empty. The ignore patterns hid ${items(hid)}.`
+  const also = hid > 0 ? ` The ignore patterns hid ${items(hid)}.` : ''
+  return `Directory ${value.path} is not empty, but nothing matches ${mode.filters.join(' and ')} (${items(left)} left out).${also}`
+}
+
+function atLeast(value: Listing): string {
+  return value.partial === true ? 'at least ' : ''
+}
+
+function plainLine(entry: Entry): string {
+  if (entry.type === 'directory') return `DIR${' '.repeat(15)}${entry.name}/${errorNote(entry)}`
+  if (entry.type === 'file') return `FILE${String(entry.size ?? '?').padStart(10)} B  ${entry.name}`
+  if (entry.type === 'symlink') return `LINK${' '.repeat(14)}${linkName(entry)}`
+  return `OTHER${' '.repeat(13)}${entry.name}`
+}
+
+interface LongColumns { permissions: boolean, modified: boolean }
+
+function longColumns(entries: Entry[]): LongColumns {
+  return {
+    permissions: entries.some((entry) => entry.permissions !== undefined),
+    modified: entries.some((entry) => entry.modified !== undefined),
+  }
+}
+
+const TAGS: Record<Entry['type'], string> = { directory: 'DIR', file: 'FILE', symlink: 'LINK', other: 'OTHER' }
+
+function longLine(entry: Entry, columns: LongColumns): string {
+  const parts = [TAGS[entry.type].padEnd(5)]
+  if (columns.permissions) parts.push((entry.permissions ?? '-').padEnd(9))
+  parts.push((entry.size === undefined ? '-' : `${entry.size} B`).padStart(14))
+  if (columns.modified) parts.push((entry.modified ?? '-').padEnd(24))
+  parts.push(displayName(entry))
+  return parts.join('  ')
+}
+
+function displayName(entry: Entry): string {
+  if (entry.type === 'directory') return `${entry.name}/${errorNote(entry)}`
+  if (entry.type === 'symlink') return linkName(entry)
+  return entry.name
+}
+
+function linkName(entry: Entry): string {
+  return entry.target === undefined ? `${entry.name} (symlink)` : `${entry.name} -> ${entry.target}`
+}
+
+function errorNote(entry: Entry): string {
+  return entry.error === undefined ? '' : ` [unreadable: ${entry.error}]`
+}
+
+function renderTree(value: Listing, mode: RenderMode): string {
+  const root = mode.pathArg === '/' ? '/' : `${mode.pathArg.replace(/\/+$/, '')}/`
+  const lines = [root]
+  const flat = mode.filters.some((filter) => filter.startsWith('pattern') || filter === 'files_only')
+  const entries = value.entries
+  // lastAt[k]: whether the entry currently open at depth k is the last of its siblings.
+  const lastAt: boolean[] = []
+  entries.forEach((entry, index) => {
+    const rel = entry.path ?? entry.name
+    if (flat) {
+      lines.push(`  ${rel}${entry.type === 'directory' ? '/' : ''}${entry.type === 'symlink' ? ` -> ${entry.target ?? '(symlink)'}` : ''}${errorNote(entry)}${detailNote(entry, mode)}`)
+      return
+    }
+    const depth = rel.split('/').length
+    const last = isLast(entries, index, depth)
+    lastAt[depth] = last
+    let prefix = ''
+    for (let level = 1; level < depth; level++) prefix += lastAt[level] ? '    ' : '│   '
+    lines.push(`${prefix}${last ? '└── ' : '├── '}${displayName(entry)}${detailNote(entry, mode)}`)
+  })
+  lines.push('')
+  const notices = noticeLines(value, mode)
+  if (notices.length > 0) lines.push(...notices, '')
+  lines.push(totalLine(value))
+  return lines.join('\n')
+}
+
+/** Last among its shown siblings: the next entry at this depth or shallower is not a sibling. */
+function isLast(entries: Entry[], index: number, depth: number): boolean {
+  for (let next = index + 1; next < entries.length; next++) {
+    const nextDepth = (entries[next]!.path ?? entries[next]!.name).split('/').length
+    if (nextDepth <= depth) return nextDepth < depth
+  }
+  return true
+}
+
+function detailNote(entry: Entry, mode: RenderMode): string {
+  if (!mode.long) return ''
+  const details = [
+    entry.size === undefined ? undefined : `${entry.size} B`,
+    entry.permissions,
+    entry.modified,
+  ].filter((detail) => detail !== undefined)
+  return details.length === 0 ? '' : `  (${details.join(', ')})`
+}
+
+function noticeLines(value: Listing, mode: RenderMode): string[] {
+  const lines: string[] = []
+  const cut = value.truncated
+  if (cut !== undefined) {
+    lines.push(`[${items(cut.remaining)} truncated, showing first ${cut.shown} of ${atLeast(value)}${cut.total} total]`)
+    if (mode.extended) lines.push(continuation(value, mode))
+  }
+  if (value.ignored !== undefined) lines.push(`[${items(value.ignored)} hidden by ignore patterns]`)
+  return lines
+}
+
+function continuation(value: Listing, mode: RenderMode): string {
+  const next = value.truncated?.next_path
+  const narrow = mode.recursive ? 'pattern or a smaller depth' : 'pattern, files_only or directories_only'
+  return next === undefined || next === value.path
+    ? `[To see the rest, narrow with ${narrow}.]`
+    : `[To see the rest, call ${mode.toolName} with path="${next}", or narrow with ${narrow}.]`
+}
+
+function totalLine(value: Listing): string {
+  const stats = value.stats
+  const parts = [plural(stats.directories, 'directory', 'directories'), plural(stats.files, 'file', 'files')]
+  if ((stats.symlinks ?? 0) > 0) parts.push(plural(stats.symlinks!, 'symlink', 'symlinks'))
+  if (stats.others > 0) parts.push(plural(stats.others, 'other', 'others'))
+  return `Total: ${atLeast(value)}${items(stats.total)} (${parts.join(', ')})`
+}

@@ -1,0 +1,133 @@
+import type { Child, Dir, DirSource, LinkMode } from './types.ts'
+import { compareBy, type SortKey } from './sort.ts'
+
+/** The walk stops counting here; totals past it are reported as lower bounds, never as exact. */
+export const WALK_BUDGET = 200_000
+
+export interface WalkOptions {
+  /** Levels shown below the listed directory (1 = direct children). */
+  depth: number
+  links: LinkMode
+  ignore: (name: string) => boolean
+  pattern: ((relativePath: string) => boolean) | undefined
+  only: 'files' | 'directories' | undefined
+  sort: SortKey
+  reverse: boolean
+  /** Fill in modified / permissions / link text for shown entries. */
+  meta: boolean
+  /** Most entries shown. */
+  cap: number
+  signal: AbortSignal
+}
+
+export interface Item {
+  child: Child
+  /** Relative path, '/'-separated. */
+  rel: string
+  dir: Dir
+}
+
+export interface Walk {
+  /** The first `cap` listed entries, in render order (each directory followed by its contents). */
+  shown: Item[]
+  /** Listed entries in all (after ignore and filters, before truncation). */
+  total: number
+  counts: { files: number, directories: number, symlinks: number, others: number }
+  ignored: number
+  filtered: number
+  /** The budget stopped the walk: counts are lower bounds. */
+  partial: boolean
+  /** The first listed entry that did not fit. */
+  firstHidden?: Item
+}
+
+/**
+ * List a directory, or walk it to `depth` in pre-order with each directory's children in their
+ * own sorted order. Sorting happens before truncation; details (stats) are fetched only for the
+ * entries shown, or for a whole directory when its sort order needs them.
+ */
+export async function walk(source: DirSource, root: Dir, options: WalkOptions): Promise<Walk> {
+  const compare = compareBy(options.sort, options.reverse)
+  const sortNeeds = options.sort === 'size' || options.sort === 'modified'
+  const result: Walk = {
+    shown: [],
+    total: 0,
+    counts: { files: 0, directories: 0, symlinks: 0, others: 0 },
+    ignored: 0,
+    filtered: 0,
+    partial: false,
+  }
+  const list = (item: Item): void => {
+    result.total++
+    const type = item.child.type
+    if (type === 'file') result.counts.files++
+    else if (type === 'directory') result.counts.directories++
+    else if (type === 'symlink') result.counts.symlinks++
+    else result.counts.others++
+    if (result.shown.length < options.cap) result.shown.push(item)
+    else result.firstHidden ??= item
+  }
+
+  const visit = async (dir: Dir, prefix: string, level: number): Promise<void> => {
+    const children = (await source.children(dir, options.links, options.signal))
+      .filter((child) => {
+        if (!options.ignore(child.name)) return true
+        result.ignored++
+        return false
+      })
+    if (sortNeeds) await source.details(dir, children, options.links, options.sort === 'modified', options.signal)
+    children.sort(compare)
+    for (const child of children) {
+      if (result.total >= WALK_BUDGET) {
+        result.partial = true
+        return
+      }
+      const item: Item = { child, rel: prefix === '' ? child.name : `${prefix}/${child.name}`, dir }
+      const listed = passes(child, item.rel, options)
+      if (listed) list(item)
+      else result.filtered++
+      if (child.type !== 'directory' || level >= options.depth) continue
+      try {
+        await visit(source.child(dir, child.name, child), item.rel, level + 1)
+      } catch (error) {
+        options.signal.throwIfAborted()
+        // An unreadable or vanished subdirectory is reported on its entry, not fatal; it is
+        // listed even when the filters would hide it, so the gap is never silent.
+        child.error = describeError(error)
+        if (!listed) {
+          result.filtered--
+          list(item)
+        }
+      }
+    }
+  }
+
+  await visit(root, '', 1)
+  await fetchDetails(source, result.shown, options)
+  return result
+}
+
+function passes(child: Child, rel: string, options: WalkOptions): boolean {
+  if (options.only === 'files' && child.type !== 'file') return false
+  if (options.only === 'directories' && child.type !== 'directory') return false
+  return options.pattern === undefined || options.pattern(rel)
+}
+
+/** Stat the shown entries, one batch per directory. */
+async function fetchDetails(source: DirSource, shown: Item[], options: WalkOptions): Promise<void> {
+  const byDir = new Map<Dir, Child[]>()
+  for (const item of shown) {
+    const group = byDir.get(item.dir)
+    if (group) group.push(item.child)
+    else byDir.set(item.dir, [item.child])
+  }
+  await Promise.all([...byDir].map(([dir, children]) => source.details(dir, children, options.links, options.meta, options.signal)))
+}
+
+function describeError(error: unknown): string {
+  const code = (error as { code?: string }).code
+  if (code === 'EACCES' || code === 'EPERM' || code === 'FS_PERMISSION_DENIED') return 'permission denied'
+  if (code === 'ENOENT' || code === 'FS_NOT_FOUND') return 'vanished during listing'
+  if (code === 'ENOTDIR' || code === 'FS_NOT_DIRECTORY') return 'no longer a directory'
+  return (error as Error).message || 'unreadable'
+}

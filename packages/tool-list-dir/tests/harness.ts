@@ -1,0 +1,25 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { bootHost, type Host } from '@gencode-ai/testkit'
+import * as ListDir from '../src/index.ts'
+import type { Config } from '../src/config.ts'
+
+export { ListDir }
+
+/** The real host with tool-list-dir loaded (the fs provider's cwd is a fresh temp dir). */
+export async function listDirHost(config: Partial<Config> = {}, options: Parameters<typeof bootHost>[0] = {}): Promise<Host> {
+  const host = await bootHost(options)
+  await host.ctx.plugin(ListDir, config)
+  return host
+}
+
+/** Write a tree: keys are relative paths; a string value is file content, `null` a directory, `{ link }` a symlink. */
+export async function makeTree(root: string, tree: Record<string, string | null | { link: string }>): Promise<void> {
+  for (const [rel, content] of Object.entries(tree)) {
+    const path = join(root, rel)
+    await mkdir(content === null ? path : dirname(path), { recursive: true })
+    if (content === null) continue
+    if (typeof content === 'string') await writeFile(path, content)
+    else await symlink(content.link, path)
+  }
+}
