@@ -80,3 +80,9 @@ export interface BackgroundShellRegistry {
   /** Pids currently in the shell's process group (from /proc). */
   members(id: string): number[]
 }
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    backgroundShells: BackgroundShellRegistry
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * One background shell: a detached process group whose stdout and stderr go to a capped log,
+ * watched until every process of the group is gone. It settles (record final, log flushed)
+ * exactly once, and is the producer behind the host job when there is one.
+ */
+import { spawn } from 'node:child_process'
+import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
+import type { Socket } from 'node:net'
+import type { Readable } from 'node:stream'
+import { StringDecoder } from 'node:string_decoder'
+import type { JobHooks, JobOutcome } from '@deepseek-ai/dsh-jobs'
+import { ProcessGroup } from './group.ts'
+import type { Launch } from './launch.ts'
+import { LogWriter } from './log-writer.ts'
+import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
+import { DEFAULT_KILL, terminateGroup } from './terminate.ts'
+
+/** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
+const DRAIN_AFTER_EMPTY_MS = 1000
+/** Poll ceiling while a group outlives its leader (a server started with `&`). */
+const WATCH_INTERVAL_MS = 1000
+
+export type MutableShellRecord = { -readonly [K in keyof ShellRecord]: ShellRecord[K] }
+
+export interface ShellInit {
+  id: string
+  command: string
+  owner: string
+  launch: Launch
+  outputFile: string
+  maxLogBytes: number
+}
+
+function closedOrTimeout(streams: readonly Readable[], ms: number): Promise<void> {
+  const all = Promise.all(streams.map((stream) => new Promise<void>((resolve) => {
+    if (stream.destroyed || stream.readableEnded) resolve()
+    else stream.once('close', () => resolve())
+  })))
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    timer.unref()
+    void all.then(() => { clearTimeout(timer); resolve() })
+  })
+}
+
+export class BackgroundShell {
+  readonly record: MutableShellRecord
+  readonly group: ProcessGroup
+  readonly settled: Promise<ShellRecord>
+  private readonly writer: LogWriter
+  private termination: Promise<KillOutcome> | undefined
+  /** The first signal a kill actually sent, when one did. */
+  private killSignal: string | undefined
+  private cursor = 0
+  private readonly decoder = new StringDecoder('utf8')
+
+  /** Spawn synchronously (a host job's `run` must return at once); throws when nothing started. */
+  constructor(init: ShellInit) {
+    this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
+    const [program, ...args] = init.launch.argv
+    const child = spawn(program, args, { cwd: init.launch.cwd, env: init.launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    if (child.pid === undefined) {
+      child.once('error', () => {})
+      void this.writer.close().then(() => unlinkSync(init.outputFile))
+      throw new Error(`bash_bg: could not start ${program} — check that it is installed and on PATH`)
+    }
+    this.group = new ProcessGroup(child)
+    const streams = [child.stdout, child.stderr].filter((stream): stream is NonNullable<typeof stream> => stream !== null)
+    for (const stream of streams) {
+      this.writer.attach(stream)
+      // A running shell must not keep the host alive: exit handlers kill it instead.
+      const socket = stream as Socket
+      socket.unref()
+    }
+    child.unref()
+    this.record = {
+      id: init.id,
+      pid: child.pid,
+      command: init.command,
+      cwd: init.launch.cwd,
+      owner: init.owner,
+      started_at: new Date().toISOString(),
+      status: 'running',
+      exit_code: null,
+      signal: null,
+      leader_exited_at: null,
+      ended_at: null,
+      output_file: init.outputFile,
+      bytes: 0,
+      capped: false,
+    }
+    this.settled = this.watch(streams)
+  }
+
+  private async watch(streams: Readable[]): Promise<ShellRecord> {
+    const exit = await this.group.exited
+    this.record.exit_code = exit.code
+    this.record.signal = exit.signal
+    this.record.leader_exited_at = exit.at.toISOString()
+    await this.group.waitEmpty(Number.POSITIVE_INFINITY, WATCH_INTERVAL_MS)
+    await closedOrTimeout(streams, DRAIN_AFTER_EMPTY_MS)
+    for (const stream of streams) stream.destroy()
+    await this.writer.close()
+    this.sync()
+    this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : 'completed'
+    this.record.ended_at = new Date().toISOString()
+    return this.record
+  }
+
+  /** Copy the live log counters into the record. */
+  sync(): ShellRecord {
+    this.record.bytes = this.writer.bytes
+    this.record.capped = this.writer.capped
+    return this.record
+  }
+
+  /** Signal, wait, escalate (see terminate.ts); concurrent requests share the first one. */
+  terminate(request: KillRequest): Promise<KillOutcome> {
+    if (this.termination !== undefined) return this.termination
+    this.termination = terminateGroup(this.group, request, () => { this.killSignal = request.signal }).then(async (outcome) => {
+      if (outcome.survivors.length === 0) await this.settled
+      return outcome
+    })
+    return this.termination
+  }
+
+  /** The host job's cancel: synchronous, never throws, idempotent; carries out a stored kill_shell request. */
+  cancel(): void {
+    try {
+      this.terminate(this.record.kill_request ?? DEFAULT_KILL).catch(() => {})
+    } catch {
+      // cancel must never throw; the group is still reachable through dispose and exit handlers.
+    }
+  }
+
+  /** The settled shell as a host job outcome. */
+  outcome(): JobOutcome {
+    const record = this.record
+    const cap = record.capped ? `; log capped at ${record.bytes} bytes` : ''
+    if (record.status === 'killed') {
+      return { status: 'killed', detail: `signal: ${record.signal ?? this.killSignal ?? 'SIGTERM'}${cap}` }
+    }
+    return { status: 'completed', detail: `exit code: ${record.exit_code ?? 0}${cap}` }
+  }
+
+  /** New log output since the last read, at most `limit` bytes (the newest); a consuming cursor. */
+  readOutput(limit: number): string {
+    const end = this.writer.flushed
+    if (end <= this.cursor) return ''
+    let from = this.cursor
+    let note = ''
+    if (end - from > limit) {
+      note = `[${end - limit - from} earlier bytes skipped; the whole log is ${this.record.output_file}]\n`
+      from = end - limit
+      this.decoder.end()
+    }
+    const buffer = Buffer.alloc(end - from)
+    try {
+      const fd = openSync(this.record.output_file, 'r')
+      try {
+        readSync(fd, buffer, 0, buffer.length, from)
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      return ''
+    }
+    this.cursor = end
+    return note + this.decoder.write(buffer)
+  }
+
+  /** Host job hooks for this shell. */
+  hooks(readLimit: number): JobHooks {
+    return {
+      cancel: () => this.cancel(),
+      done: this.settled.then(() => this.outcome()),
+      readOutput: () => this.readOutput(readLimit),
+    }
+  }
+}

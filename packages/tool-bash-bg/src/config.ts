@@ -1,0 +1,39 @@
+import z from '@deepseek-ai/schemastery'
+
+/** Configuration of the tool-bash-bg plugin. Every default lives in the schema below. */
+export interface Config {
+  /** The tool's name (rename it `bash` only when dsh-tool-bash is disabled). */
+  toolName: string
+  /** The prompt section `tool:<toolName>`; '' registers none. */
+  guidance: string
+  /** The prompt section's order. */
+  order: number
+  /** The most shells one owner session may have running at once. */
+  maxEntries: number
+  /** Foreground timeout when the call names none (ms). */
+  timeoutMs: number
+  /** The largest foreground timeout a call may ask for (ms). */
+  maxTimeoutMs: number
+  /** Foreground output kept per stream (bytes); the rest is cut with a marker. */
+  maxOutputBytes: number
+  /** A background shell's log stops growing at this size (bytes). */
+  maxLogBytes: number
+}
+
+export const DEFAULT_GUIDANCE = 'Start servers, watchers and long jobs with run_in_background: true. '
+  + 'The result gives a shell_id and an output_file: read the file for output; '
+  + 'stop the shell with kill_shell. Shells still running when the host exits are killed.'
+
+const positiveInt = (value: number) => z.natural().min(1).default(value)
+
+export const Config: z<Partial<Config>, Config> = z.object({
+  toolName: z.string().pattern(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/).default('bash_bg')
+    .description('The tool name the model calls.'),
+  guidance: z.string().default(DEFAULT_GUIDANCE).description("Prompt section text; '' = none."),
+  order: z.number().default(1550).description('Prompt section order.'),
+  maxEntries: positiveInt(10).description('Most running shells per owner session.'),
+  timeoutMs: positiveInt(120_000).description('Default foreground timeout (ms).'),
+  maxTimeoutMs: positiveInt(600_000).description('Largest foreground timeout a call may ask for (ms).'),
+  maxOutputBytes: positiveInt(64_000).description('Foreground output kept per stream (bytes).'),
+  maxLogBytes: positiveInt(64 * 1024 * 1024).description('Background log cap (bytes).'),
+}) as z<Partial<Config>, Config>

@@ -1,0 +1,113 @@
+/**
+ * Foreground run: spawn in a new process group, keep the tail of each stream (bounded), and
+ * end the whole group at the timeout or on abort. The call is over when the leader exited and
+ * its output closed; anything of the group still alive then is stopped, so a foreground call
+ * never leaves orphans behind.
+ */
+import { spawn } from 'node:child_process'
+import type { Readable } from 'node:stream'
+import { ProcessGroup } from './group.ts'
+import type { Launch } from './launch.ts'
+import { terminateGroup } from './terminate.ts'
+
+/** SIGTERM grace at a timeout or abort before SIGKILL. */
+const GRACE_MS = 2000
+
+export interface StreamTail {
+  text: string
+  /** Bytes cut from the start of the stream (0 when everything is shown). */
+  cut: number
+}
+
+export interface ForegroundResult {
+  exit_code: number | null
+  signal: string | null
+  timed_out: boolean
+  aborted: boolean
+  stdout: StreamTail
+  stderr: StreamTail
+  /** Processes of the group still alive after the leader ended, which the call stopped. */
+  leftovers_stopped: number
+}
+
+/** Keeps the last `max` bytes of a stream, decoded at a character boundary. */
+class Tail {
+  private chunks: Buffer[] = []
+  private kept = 0
+  total = 0
+  constructor(private readonly max: number) {}
+
+  push(chunk: Buffer): void {
+    this.total += chunk.length
+    this.chunks.push(chunk)
+    this.kept += chunk.length
+    while (this.chunks.length > 1 && this.kept - (this.chunks[0]?.length ?? 0) >= this.max) {
+      this.kept -= this.chunks.shift()?.length ?? 0
+    }
+  }
+
+  result(): StreamTail {
+    let buffer = Buffer.concat(this.chunks)
+    if (buffer.length > this.max) buffer = buffer.subarray(buffer.length - this.max)
+    if (buffer.length < this.total) {
+      // A cut start may fall inside a UTF-8 sequence: skip its continuation bytes.
+      let start = 0
+      while (start < 3 && ((buffer[start] ?? 0) & 0xC0) === 0x80) start++
+      buffer = buffer.subarray(start)
+    }
+    return { text: buffer.toString('utf8'), cut: this.total - buffer.length }
+  }
+}
+
+function closed(stream: Readable): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || stream.readableEnded) resolve()
+    else stream.once('close', () => resolve())
+  })
+}
+
+export async function runForeground(launch: Launch, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal): Promise<ForegroundResult> {
+  const [program, ...args] = launch.argv
+  const child = spawn(program, args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve)
+    child.once('error', reject)
+  })
+  const group = new ProcessGroup(child)
+  const stdout = new Tail(maxOutputBytes)
+  const stderr = new Tail(maxOutputBytes)
+  child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk))
+  child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk))
+  let timedOut = false
+  let aborted = false
+  let stopping: Promise<unknown> | undefined
+  const stop = () => { stopping ??= terminateGroup(group, { signal: 'SIGTERM', force: true, timeoutMs: GRACE_MS }) }
+  const timer = setTimeout(() => { timedOut = true; stop() }, timeoutMs)
+  const onAbort = () => { aborted = true; stop() }
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    const [exit] = await Promise.all([
+      group.exited,
+      child.stdout === null ? undefined : closed(child.stdout),
+      child.stderr === null ? undefined : closed(child.stderr),
+    ])
+    let leftovers = 0
+    if (stopping === undefined && group.members().length > 0) {
+      leftovers = group.members().length
+      stop()
+    }
+    await stopping
+    return {
+      exit_code: exit.code,
+      signal: exit.signal,
+      timed_out: timedOut,
+      aborted,
+      stdout: stdout.result(),
+      stderr: stderr.result(),
+      leftovers_stopped: leftovers,
+    }
+  } finally {
+    clearTimeout(timer)
+    signal.removeEventListener('abort', onAbort)
+  }
+}

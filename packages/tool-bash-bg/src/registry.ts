@@ -1,0 +1,129 @@
+/**
+ * The `backgroundShells` service: every shell this plugin started, by id, with its live
+ * process group behind it. kill_shell and read_file reach shells only through it.
+ */
+import { randomInt } from 'node:crypto'
+import { rmSync } from 'node:fs'
+import type { BackgroundShell } from './background.ts'
+import { scanGroups, signalGroup } from './process-group.ts'
+import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
+
+const HOUR_MS = 60 * 60 * 1000
+const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
+
+interface Entry {
+  record: ShellRecord
+  shell?: BackgroundShell
+}
+
+export class ShellRegistry implements BackgroundShellRegistry {
+  private readonly entries = new Map<string, Entry>()
+
+  constructor(readonly logDir: string) {}
+
+  /** A fresh `bg-xxxxxx` id no shell of this registry has. */
+  newId(): string {
+    for (;;) {
+      let id = 'bg-'
+      for (let i = 0; i < 6; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)]
+      if (!this.entries.has(id)) return id
+    }
+  }
+
+  register(record: ShellRecord): void {
+    if (this.entries.has(record.id)) throw new Error(`shell ${record.id} is already registered — pick a new id`)
+    this.prune()
+    this.entries.set(record.id, { record })
+  }
+
+  /** Register a shell this plugin started, with its process group. */
+  track(shell: BackgroundShell): void {
+    this.register(shell.record)
+    const entry = this.entries.get(shell.record.id)
+    if (entry !== undefined) entry.shell = shell
+  }
+
+  private view(entry: Entry | undefined): ShellRecord | undefined {
+    return entry?.shell?.sync() ?? entry?.record
+  }
+
+  get(id: string): ShellRecord | undefined {
+    return this.view(this.entries.get(id))
+  }
+
+  find(idOrJobId: string): ShellRecord | undefined {
+    return this.get(idOrJobId) ?? this.list().find((record) => record.job_id === idOrJobId)
+  }
+
+  list(): ShellRecord[] {
+    return [...this.entries.values()].map((entry) => this.view(entry) as ShellRecord)
+  }
+
+  running(owner?: string): ShellRecord[] {
+    return this.list().filter((record) => record.status === 'running' && (owner === undefined || record.owner === owner))
+  }
+
+  /** Drop a finished shell's record (its log stays until pruned or the plugin stops); false for a running or unknown shell. */
+  remove(id: string): boolean {
+    const entry = this.entries.get(id)
+    if (entry === undefined || entry.record.status === 'running') return false
+    return this.entries.delete(id)
+  }
+
+  prune(maxAgeMs = HOUR_MS): number {
+    const cutoff = Date.now() - maxAgeMs
+    let pruned = 0
+    for (const [id, { record }] of this.entries) {
+      if (record.status === 'running' || record.ended_at === null || Date.parse(record.ended_at) > cutoff) continue
+      this.entries.delete(id)
+      rmSync(record.output_file, { force: true })
+      pruned++
+    }
+    return pruned
+  }
+
+  terminate(id: string, request: KillRequest): Promise<KillOutcome> {
+    const entry = this.entries.get(id)
+    if (entry === undefined) return Promise.reject(new Error(`Shell not found: ${id}`))
+    if (entry.shell === undefined) {
+      return Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code: entry.record.exit_code, elapsed_ms: 0, survivors: [] })
+    }
+    return entry.shell.terminate(request)
+  }
+
+  settled(id: string): Promise<ShellRecord> {
+    const entry = this.entries.get(id)
+    if (entry === undefined) return Promise.reject(new Error(`Shell not found: ${id}`))
+    return entry.shell?.settled ?? Promise.resolve(entry.record)
+  }
+
+  members(id: string): number[] {
+    return this.entries.get(id)?.shell?.group.members() ?? []
+  }
+
+  /** Kill every running shell and wait for each to settle (plugin dispose). */
+  async terminateAll(request: KillRequest): Promise<void> {
+    const live = [...this.entries.values()].flatMap((entry) => entry.shell !== undefined && entry.record.status === 'running' ? [entry.shell] : [])
+    await Promise.all(live.map((shell) => shell.terminate(request)))
+  }
+
+  /**
+   * Kill every running shell without yielding to the event loop (process exit): SIGTERM, up
+   * to `graceMs` for the groups to empty, then SIGKILL what is left.
+   */
+  terminateAllSync(graceMs: number): void {
+    const live = [...this.entries.values()].flatMap((entry) => entry.shell !== undefined && entry.record.status === 'running' ? [entry.shell.group] : [])
+    const targets = live.filter((group) => group.signal('SIGTERM'))
+    if (targets.length === 0) return
+    const groups = new Map(targets.map((group) => [group.pgid, group.leaderStart]))
+    const sleeper = new Int32Array(new SharedArrayBuffer(4))
+    const deadline = Date.now() + graceMs
+    let alive = targets.map((group) => group.pgid)
+    while (alive.length > 0 && Date.now() < deadline) {
+      Atomics.wait(sleeper, 0, 0, 10)
+      const found = scanGroups(groups)
+      alive = alive.filter((pgid) => (found.get(pgid)?.length ?? 0) > 0)
+    }
+    for (const pgid of alive) signalGroup(pgid, 'SIGKILL')
+  }
+}

@@ -1,0 +1,70 @@
+/** Pure: the canonical bash_bg value -> the text the model reads. */
+
+export interface StreamValue {
+  text: string
+  /** Bytes cut from the start of the stream. */
+  cut: number
+}
+
+export interface ForegroundValue {
+  kind: 'foreground'
+  exit_code: number | null
+  signal: string | null
+  timed_out: boolean
+  timeout_ms: number
+  stdout: StreamValue
+  stderr: StreamValue
+  leftovers_stopped: number
+}
+
+export interface BackgroundValue {
+  kind: 'background'
+  shell_id: string
+  pid: number
+  output_file: string
+  job_id?: string
+  /** True when the call named a timeout, which background shells ignore. */
+  timeout_ignored?: boolean
+}
+
+export type BashBgValue = ForegroundValue | BackgroundValue
+
+function streamText(name: string, stream: StreamValue): string {
+  if (stream.cut === 0) return stream.text
+  return `[${name} cut: the first ${stream.cut} bytes are not shown; redirect to a file or use run_in_background to keep everything]\n${stream.text}`
+}
+
+export function renderForeground(value: ForegroundValue): string {
+  let body = streamText('stdout', value.stdout)
+  const err = streamText('stderr', value.stderr)
+  if (err.length > 0) {
+    if (body.length > 0 && !body.endsWith('\n')) body += '\n'
+    body += `[stderr]\n${err}`
+  }
+  if (body.length === 0) body = '(no output)'
+  const markers: string[] = []
+  if (value.leftovers_stopped > 0) {
+    markers.push(`[stopped ${value.leftovers_stopped} leftover process${value.leftovers_stopped === 1 ? '' : 'es'} of this command; use run_in_background for servers]`)
+  }
+  if (value.timed_out) markers.push(`[timed out after ${value.timeout_ms}ms]`)
+  if (value.signal !== null) markers.push(`[killed by signal: ${value.signal}]`)
+  else if (value.exit_code !== 0) markers.push(`[exit code: ${value.exit_code}]`)
+  if (markers.length === 0) return body
+  if (!body.endsWith('\n')) body += '\n'
+  return body + markers.join('\n')
+}
+
+export function renderBackground(value: BackgroundValue): string {
+  const job = value.job_id === undefined ? '' : `, job ${value.job_id}`
+  const lines = [
+    `Started background shell ${value.shell_id} (pid ${value.pid}${job}).`,
+    `Output file: ${value.output_file}`,
+    'Read the file for output; stop the shell with kill_shell.',
+  ]
+  if (value.timeout_ignored === true) lines.push('[timeout does not apply to background shells; ignored]')
+  return lines.join('\n')
+}
+
+export function render(value: BashBgValue): string {
+  return value.kind === 'foreground' ? renderForeground(value) : renderBackground(value)
+}

@@ -1,0 +1,40 @@
+/** Pure: the /tasks table of seed 001 (human view), from registry records. */
+import type { ShellRecord } from './registry-types.ts'
+
+const COLUMNS = [12, 21, 14, 11] as const
+const INNER = 1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1
+
+export const TASKS_HINT = 'Use kill_shell with a shell_id to stop a task.'
+export const NO_TASKS = 'No background shells are running.'
+
+/** "5 min ago" style age. */
+export function ago(startedAt: string, now: number): string {
+  const seconds = Math.max(0, Math.floor((now - Date.parse(startedAt)) / 1000))
+  if (seconds < 60) return `${seconds} sec ago`
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`
+  return `${Math.floor(seconds / 3600)} h ago`
+}
+
+function cell(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  const fitted = flat.length > width - 1 ? `${flat.slice(0, width - 2)}…` : flat
+  return fitted.padEnd(width)
+}
+
+function row(cells: readonly string[]): string {
+  return `│ ${cells.map((text, i) => cell(text, COLUMNS[i] ?? 0)).join('')} │`
+}
+
+export function renderTasks(records: readonly ShellRecord[], now: number): string {
+  if (records.length === 0) return NO_TASKS
+  return [
+    'Active Background Tasks:',
+    `┌${'─'.repeat(INNER)}┐`,
+    row(['ID', 'Command', 'Started', 'Status']),
+    `├${'─'.repeat(INNER)}┤`,
+    ...records.map((record) => row([record.id, record.command, ago(record.started_at, now), record.status])),
+    `└${'─'.repeat(INNER)}┘`,
+    '',
+    TASKS_HINT,
+  ].join('\n')
+}

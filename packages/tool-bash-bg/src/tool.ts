@@ -1,0 +1,173 @@
+/** The bash_bg tool: foreground runs, background shells, and their host jobs. */
+import { join } from 'node:path'
+import type { Context } from '@deepseek-ai/cordis'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { defineTool, TOOL_ABORTED, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
+import type {} from '@deepseek-ai/dsh-jobs'
+import { BackgroundShell } from './background.ts'
+import type { Config } from './config.ts'
+import { runForeground } from './foreground.ts'
+import { planLaunch } from './launch.ts'
+import { presentCall, presentResult } from './present.ts'
+import type { ShellRegistry } from './registry.ts'
+import { render, type BackgroundValue, type ForegroundValue } from './render.ts'
+
+declare module '@deepseek-ai/dsh-jobs' {
+  interface JobKindMap {
+    bash_bg: 'bash_bg'
+  }
+}
+
+export const JOB_KIND = 'bash_bg'
+
+function aborted(): HarnessError {
+  const error = new HarnessError('tool call aborted', TOOL_ABORTED)
+  error.name = 'AbortError'
+  return error
+}
+
+const STREAM = {
+  type: 'object',
+  additionalProperties: false,
+  required: true,
+  properties: { text: { type: 'string', required: true }, cut: { type: 'integer', required: true } },
+} as const
+
+interface Args {
+  command: string
+  timeout?: number
+  description?: string
+  run_in_background?: boolean
+}
+
+export function createTool(ctx: Context, config: Config, registry: ShellRegistry): ToolDefinition {
+  const validate = (args: Args): void => {
+    if (args.command.trim().length === 0) {
+      throw new Error('invalid command: expected a non-empty bash command, got an empty string')
+    }
+    const timeout = args.timeout
+    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > config.maxTimeoutMs)) {
+      throw new Error(`invalid timeout: expected milliseconds from 1 to ${config.maxTimeoutMs}, got ${JSON.stringify(timeout)} — omit it for the default ${config.timeoutMs}, or use run_in_background for longer commands`)
+    }
+  }
+
+  const startBackground = async (args: Args, exec: ToolExecution): Promise<BackgroundValue> => {
+    const launch = await planLaunch(ctx, args.command, exec)
+    // Once started, the shell belongs to the registry (and the host job), never to this call's signal.
+    if (exec.signal.aborted) throw aborted()
+    // Checked after the last await, so concurrent calls cannot both pass it.
+    const owner = exec.agent?.id ?? ''
+    const running = registry.running(owner)
+    if (running.length >= config.maxEntries) {
+      const ids = running.map((record) => `${record.id} (${record.command})`).join(', ')
+      throw new Error(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — stop one with kill_shell, then retry`)
+    }
+    const init = { id: registry.newId(), command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: '' }
+    init.outputFile = join(registry.logDir, `${init.id}.log`)
+    let shell: BackgroundShell | undefined
+    const jobs = ctx.get('jobs')
+    if (jobs !== undefined && exec.agent !== undefined) {
+      try {
+        const jobId = jobs.start({
+          kind: JOB_KIND,
+          label: args.command,
+          owner: exec.agent,
+          run: () => {
+            shell = new BackgroundShell(init)
+            return shell.hooks(config.maxOutputBytes)
+          },
+        })
+        const started = shell as BackgroundShell | undefined
+        if (started !== undefined) (started.record as { job_id?: string }).job_id = jobId
+      } catch (error) {
+        // No controller serves this agent: the shell runs on the registry alone. Anything else is the host's refusal.
+        if (shell !== undefined || !/no job controller/.test(String(error))) throw error
+      }
+    }
+    shell ??= new BackgroundShell(init)
+    registry.track(shell)
+    const { record } = shell
+    return {
+      kind: 'background',
+      shell_id: record.id,
+      pid: record.pid,
+      output_file: record.output_file,
+      ...record.job_id !== undefined ? { job_id: record.job_id } : {},
+      ...args.timeout !== undefined ? { timeout_ignored: true } : {},
+    }
+  }
+
+  const runInForeground = async (args: Args, exec: ToolExecution): Promise<ForegroundValue> => {
+    const timeoutMs = args.timeout ?? config.timeoutMs
+    const launch = await planLaunch(ctx, args.command, exec)
+    if (exec.signal.aborted) throw aborted()
+    const result = await runForeground(launch, timeoutMs, config.maxOutputBytes, exec.signal)
+    if (result.aborted) throw aborted()
+    return {
+      kind: 'foreground',
+      exit_code: result.exit_code,
+      signal: result.signal,
+      timed_out: result.timed_out,
+      timeout_ms: timeoutMs,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      leftovers_stopped: result.leftovers_stopped,
+    }
+  }
+
+  return defineTool({
+    name: config.toolName,
+    description: 'Run a bash command. Foreground: returns stdout, stderr and the exit code. '
+      + 'With run_in_background: true it returns at once with a shell_id and an output_file that collects stdout and stderr.',
+    parameters: {
+      command: { type: 'string', required: true, description: 'The bash command.' },
+      timeout: { type: 'number', description: `Foreground timeout in ms (default ${config.timeoutMs}, max ${config.maxTimeoutMs}).` },
+      description: { type: 'string', description: 'What the command does, in 5-10 words.' },
+      run_in_background: { type: 'boolean', description: 'Run in the background; no timeout applies.' },
+    },
+    output: {
+      schema: {
+        oneOf: [
+          {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              kind: { type: 'string', const: 'foreground', required: true },
+              exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }], required: true },
+              signal: { oneOf: [{ type: 'string' }, { type: 'null' }], required: true },
+              timed_out: { type: 'boolean', required: true },
+              timeout_ms: { type: 'number', required: true },
+              stdout: STREAM,
+              stderr: STREAM,
+              leftovers_stopped: { type: 'integer', required: true },
+            },
+          },
+          {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              kind: { type: 'string', const: 'background', required: true },
+              shell_id: { type: 'string', required: true },
+              pid: { type: 'integer', required: true },
+              output_file: { type: 'string', required: true },
+              job_id: { type: 'string' },
+              timeout_ignored: { type: 'boolean' },
+            },
+          },
+        ],
+      },
+      render: (_args, value) => [{ type: 'text', text: render(value as ForegroundValue | BackgroundValue) }],
+      presentationMeta: (_args, value) => {
+        const v = value as ForegroundValue | BackgroundValue
+        return v.kind === 'foreground' ? { exit_code: v.exit_code, signal: v.signal } : { shell_id: v.shell_id }
+      },
+    },
+    async execute(args, exec) {
+      validate(args)
+      if (args.run_in_background === true) return startBackground(args, exec)
+      return runInForeground(args, exec)
+    },
+    presentCall,
+    presentResult,
+  })
+}

@@ -1,0 +1,46 @@
+/** Shared setup for this package's specs: the real host with bash_bg mounted, and /proc probes. */
+import { readdirSync, readFileSync } from 'node:fs'
+import { bootHost, type Host, type HostOptions } from '@gencode-ai/testkit'
+import * as BashBg from '../src/index.ts'
+import type { BackgroundShellRegistry } from '../src/index.ts'
+
+export interface BgHost extends Host {
+  shells: BackgroundShellRegistry
+}
+
+export async function bootBashBg(config: Partial<BashBg.Config> = {}, options: HostOptions & { before?: (host: Host) => Promise<void> } = {}): Promise<BgHost> {
+  const host = await bootHost(options)
+  await options.before?.(host)
+  await host.ctx.plugin(BashBg, config)
+  return Object.assign(host, { shells: host.ctx.get('backgroundShells') as BackgroundShellRegistry })
+}
+
+/** Pids whose command line contains `marker`, found by scanning /proc — not by asking the registry. */
+export function pidsWithMarker(marker: string): number[] {
+  const found: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0]
+      if (cmdline.includes(marker) && state !== 'Z' && Number(entry) !== process.pid) found.push(Number(entry))
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found
+}
+
+/** A marker unique to one test, to find its processes in /proc. */
+export function marker(label: string): string {
+  return `bgmark_${label}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+}
+
+/** Wait until `check` holds, polling (no wall-clock assertion: the bound only stops a hung test). */
+export async function until(check: () => boolean, what: string, boundMs = 20_000): Promise<void> {
+  const deadline = Date.now() + boundMs
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
