@@ -7,6 +7,9 @@ import ToolRuntime from '@deepseek-ai/dsh-tools'
 import AgentRegistry from '@deepseek-ai/dsh-agent'
 import LocalFileSystem from '@deepseek-ai/dsh-fs-local'
 import LocalJobRegistry from '@deepseek-ai/dsh-jobs-local'
+import SandboxedFileSystem from '@deepseek-ai/dsh-fs-sandbox'
+import SandboxPolicy from '@deepseek-ai/dsh-sandbox-policy'
+import type { SandboxMode } from '@deepseek-ai/dsh-sandbox'
 import AgentLoop from '@deepseek-ai/dsh-agent-loop'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { ScriptedAdapter, type ScriptEntry } from './scripted-adapter.ts'
@@ -19,6 +22,11 @@ export interface HostOptions {
   script?: ScriptEntry[]
   /** Whether the scripted model's route declares image input. */
   imageInput?: boolean
+  /**
+   * Compose the product's sandboxing filesystem (dsh-sandbox-policy + dsh-fs-sandbox, as the dsh
+   * base bundle does) instead of the plain local one; the policy's workspace root is `cwd`.
+   */
+  sandbox?: SandboxMode
 }
 
 export interface Host {
@@ -48,7 +56,12 @@ export async function bootHost(options: HostOptions = {}): Promise<Host> {
   await ctx.plugin(ToolRuntime, {})
   await ctx.plugin(AgentRegistry)
   await ctx.plugin(AgentLoop, { agents: [] })
-  await ctx.plugin(LocalFileSystem, { cwd })
+  if (options.sandbox === undefined) {
+    await ctx.plugin(LocalFileSystem, { cwd })
+  } else {
+    await ctx.plugin(SandboxPolicy, { mode: options.sandbox, workspaceRoot: cwd })
+    await ctx.plugin(SandboxedFileSystem, { cwd })
+  }
   await ctx.plugin(LocalJobRegistry)
   const adapter = new ScriptedAdapter(options.script ?? [], options.imageInput ?? false)
   ctx.llm.registerAdapter(['mock'], adapter)

@@ -42,7 +42,9 @@ export function gateOutsideWorkspace(ctx: Context, toolName: string, policy: Out
     if (typeof path !== 'string' || path.trim() === '' || path.includes('\0')) return next()
     const placed = await place(ctx, exec, path).catch(() => undefined)
     if (placed === undefined || placed.inside) return next()
-    const reason = `${toolName}: ${placed.target.displayPath} is outside the workspace ${placed.root.displayPath}`
-    return policy === 'deny' ? { kind: 'deny', reason } : { kind: 'ask', reason }
+    const reason = `${placed.target.displayPath} is outside the workspace ${placed.root.displayPath}`
+    return policy === 'deny'
+      ? { kind: 'deny', reason: `${reason} (outsideWorkspace: deny) — list a path inside the workspace` }
+      : { kind: 'ask', reason }
   })
 }

@@ -1,0 +1,82 @@
+import { symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Host } from '@gencode-ai/testkit'
+import { parseArgs, type ListArgs } from '../src/args.ts'
+import { chooseSource, listDirectory } from '../src/list.ts'
+import { LocalSource } from '../src/local-source.ts'
+import { ProviderSource } from '../src/provider-source.ts'
+import type { Entry, Listing } from '../src/types.ts'
+import { mkfifo } from './fifo.ts'
+import { listDirHost, makeTree } from './harness.ts'
+
+let host: Host
+beforeAll(async () => {
+  host = await listDirHost()
+  const tree: Record<string, string | null> = {
+    'src/index.ts': 'export {}', 'src/cli/ui.ts': 'abc', 'src/cli/deep/x/y/z.ts': 'z', '.hidden/h': 'h',
+    'README.md': 'r'.repeat(300), 'package.json': '{}', 'empty': null, 'Ünïcode é/文件.txt': 'ü', 'b': 'B', 'A': 'a',
+  }
+  for (let i = 0; i < 40; i++) tree[`many/f${String(i).padStart(2, '0')}.txt`] = 'x'.repeat(i)
+  await makeTree(host.cwd, tree)
+  await symlink('src', join(host.cwd, 'to-dir'))
+  await symlink('README.md', join(host.cwd, 'to-file'))
+  await symlink('missing', join(host.cwd, 'dangling'))
+  await symlink('..', join(host.cwd, 'src/cli/loop'))
+  await mkfifo(join(host.cwd, 'fifo'))
+  await writeFile(join(host.cwd, 'src/cli/deep/big.bin'), Buffer.alloc(70_000))
+})
+afterAll(async () => { await host.dispose() })
+
+const run = (args: ListArgs, source: 'local' | 'provider'): Promise<Listing> => listDirectory(
+  host.ctx,
+  { signal: new AbortController().signal },
+  parseArgs(args, 100),
+  () => source === 'local' ? new LocalSource() : new ProviderSource(host.ctx),
+)
+
+const cases: ListArgs[] = [
+  { path: '.' },
+  { path: '.', ignore: ['*.md', '.*'] },
+  { path: 'many' },
+  { path: 'many', limit: 7 },
+  { path: '.', recursive: true },
+  { path: '.', recursive: true, depth: 10 },
+  { path: '.', recursive: true, limit: 9 },
+  { path: '.', recursive: true, pattern: '*.ts' },
+  { path: '.', recursive: true, pattern: 'src/**' },
+  { path: '.', recursive: true, files_only: true, sort: 'size' },
+  { path: '.', recursive: true, directories_only: true, reverse: true },
+  { path: '.', sort: 'name' },
+  { path: '.', sort: 'size', reverse: true },
+  { path: 'src', ignore: ['cli'] },
+  { path: 'empty' },
+]
+
+/** What the ctx.fs contract can express: the local path adds only modified, permissions and link text. */
+function providerFields(value: Listing): Listing {
+  return { ...value, entries: value.entries.map(({ modified: _m, permissions: _p, target: _t, ...rest }): Entry => rest) }
+}
+
+describe('the local fast path gives the same value as the ctx.fs path', () => {
+  for (const args of cases) {
+    it(JSON.stringify(args), async () => {
+      const local = await run(args, 'local')
+      const provider = await run(args, 'provider')
+      expect(providerFields(local)).toEqual(provider)
+      expect(local.entries.length).toBeGreaterThan(args.path === 'empty' ? -1 : 0)
+    })
+  }
+
+  it('long mode: identical on every field the provider reports; the local path adds the metadata', async () => {
+    const local = await run({ path: '.', long: true }, 'local')
+    const provider = await run({ path: '.', long: true }, 'provider')
+    expect(providerFields(local)).toEqual(provider)
+    expect(local.entries.every((entry) => entry.modified !== undefined && entry.permissions !== undefined)).toBe(true)
+  })
+
+  it('the fast path is chosen only for the local provider when it does not confine', async () => {
+    const target = await host.ctx.fs.resolve('.')
+    expect(chooseSource(host.ctx, { display: target.displayPath, target }).kind).toBe('local')
+  })
+})
