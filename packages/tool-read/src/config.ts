@@ -1,0 +1,32 @@
+import Schema from '@deepseek-ai/schemastery'
+
+export type OutsideWorkspace = 'ask' | 'allow' | 'deny'
+
+export interface Config {
+  toolName: string
+  order: number
+  guidance: string
+  /** Lines per call: the default and the largest `limit`. */
+  maxEntries: number
+  maxLineLength: number
+  /** Bytes of line text one result may carry. */
+  maxBytes: number
+  /** Largest file read whole (images, notebooks, UTF-16 text). */
+  maxFileBytes: number
+  outsideWorkspace: OutsideWorkspace
+}
+
+export const DEFAULT_GUIDANCE = 'Use read_file, not cat/head/tail, to read files: text (numbered lines; page with offset/limit), images, .ipynb notebooks.'
+
+export const Config: Schema<Partial<Config>, Config> = Schema.object({
+  toolName: Schema.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('read_file')
+    .description('The tool name the model calls.'),
+  order: Schema.number().default(1150).description('Prompt order of the guidance section.'),
+  guidance: Schema.string().default(DEFAULT_GUIDANCE).description('Guidance section text; empty registers none.'),
+  maxEntries: Schema.natural().min(1).max(100_000).default(2000).description('Lines per call (default and largest limit).'),
+  maxLineLength: Schema.natural().min(1).max(1_000_000).default(2000).description('Characters kept of one line.'),
+  maxBytes: Schema.natural().min(1024).default(102_400).description('Bytes of line text per result.'),
+  maxFileBytes: Schema.natural().min(1).default(52_428_800).description('Largest image, notebook or UTF-16 file read whole.'),
+  outsideWorkspace: Schema.union(['ask', 'allow', 'deny'] as const).default('ask')
+    .description('Paths outside the workspace: ask for approval, allow, or deny.'),
+})

@@ -1,0 +1,184 @@
+/**
+ * Images: the bytes must be the format the extension names (magic bytes), decode cleanly, and
+ * report their dimensions. When the calling route declares image input and an attachment store
+ * is composed, the image is fitted to the store's limits (BMP transcoded to PNG) and saved, and
+ * the result carries an image block; otherwise it is a text description, not an error.
+ */
+
+import { basename, extname } from 'node:path'
+import sharp, { type Sharp } from 'sharp'
+import type { Context } from '@deepseek-ai/cordis'
+import { AttachmentError, type ImageAttachmentLimits, type ImageMediaType } from '@deepseek-ai/dsh-attachment'
+import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
+import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import type {} from '@deepseek-ai/dsh-llm'
+import { BmpError, bmpHeader, decodeBmp } from './bmp.ts'
+
+export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp'
+
+export const IMAGE_EXTENSIONS: Readonly<Record<string, ImageFormat>> = {
+  '.png': 'png', '.jpg': 'jpeg', '.jpeg': 'jpeg', '.gif': 'gif', '.webp': 'webp', '.bmp': 'bmp',
+}
+
+const FORMAT_NAMES: Readonly<Record<ImageFormat, string>> = {
+  png: 'PNG', jpeg: 'JPEG', gif: 'GIF', webp: 'WebP', bmp: 'BMP',
+}
+
+export function formatName(format: ImageFormat): string {
+  return FORMAT_NAMES[format]
+}
+
+export function imageFormatForPath(path: string): ImageFormat | undefined {
+  const ext = extname(path).toLowerCase()
+  return Object.hasOwn(IMAGE_EXTENSIONS, ext) ? IMAGE_EXTENSIONS[ext] : undefined
+}
+
+/** The format the bytes are, by magic number. */
+export function sniffImage(bytes: Uint8Array): ImageFormat | undefined {
+  const at = (offset: number, ...values: number[]) => values.every((value, i) => bytes[offset + i] === value)
+  if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'png'
+  if (at(0, 0xff, 0xd8, 0xff)) return 'jpeg'
+  if (at(0, 0x47, 0x49, 0x46, 0x38) && (bytes[4] === 0x37 || bytes[4] === 0x39) && bytes[5] === 0x61) return 'gif'
+  if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'webp'
+  if (at(0, 0x42, 0x4d)) return 'bmp'
+  return undefined
+}
+
+export type AttachedImage = {
+  attachmentId: string
+  mediaType: ImageMediaType
+  bytes: number
+  width: number
+  height: number
+  name?: string
+}
+
+export type NotAttachedReason = 'no-image-input' | 'no-attachment-store'
+
+export interface ImageRead {
+  format: ImageFormat
+  width: number
+  height: number
+  /** The file's size in bytes. */
+  bytes: number
+  attached: AttachedImage | null
+  reason?: NotAttachedReason
+}
+
+/** Whether the calling route declares image input (the gate first-party read_image uses). */
+async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<boolean> {
+  const routed = exec.agent?.session.requestHeader()?.config
+  const provider = routed?.provider ?? exec.agent?.options.provider
+  const model = routed?.model ?? exec.agent?.options.model
+  const llm = ctx.get('llm')
+  if (provider === undefined || model === undefined || llm === undefined) return false
+  try {
+    const info = await llm.resolveModelInfo(provider, model, exec.signal)
+    return info.inputModalities?.includes('image') === true
+  } catch {
+    return false
+  }
+}
+
+function corrupt(target: FsTarget, format: ImageFormat, cause: unknown): FsError {
+  const detail = cause instanceof Error ? cause.message.split('\n')[0] : String(cause)
+  return new FsError(`cannot read "${target.displayPath}": corrupt ${formatName(format)} image (${detail})`, 'FS_NOT_TEXT', { cause })
+}
+
+/** Decode fully (to a thumbnail, to bound memory) so a truncated or broken file is caught. */
+async function inspect(target: FsTarget, format: ImageFormat, data: Uint8Array): Promise<{ width: number, height: number, rgba?: Buffer }> {
+  try {
+    if (format === 'bmp') {
+      bmpHeader(data)
+      return decodeBmp(data)
+    }
+    const metadata = await sharp(data, { failOn: 'error' }).metadata()
+    if (metadata.width === undefined || metadata.height === undefined) throw new Error('no dimensions')
+    await sharp(data, { failOn: 'error' }).resize(16, 16, { fit: 'inside' }).raw().toBuffer()
+    return { width: metadata.width, height: metadata.height }
+  } catch (error) {
+    if (error instanceof BmpError && /not supported/u.test(error.message)) {
+      throw new FsError(`cannot read "${target.displayPath}": ${error.message}; convert it to PNG`, 'FS_NOT_TEXT')
+    }
+    throw corrupt(target, format, error)
+  }
+}
+
+/** The largest scale (≤ 1) that fits the store's per-side and pixel limits. */
+function fitScale(width: number, height: number, limits: ImageAttachmentLimits): number {
+  return Math.min(1, limits.maxImageDimension / width, limits.maxImageDimension / height, Math.sqrt(limits.maxImagePixels / (width * height)))
+}
+
+async function encode(source: Sharp, width: number, height: number, mediaType: ImageMediaType): Promise<Buffer> {
+  const resized = source.clone().resize(width, height, { fit: 'fill' })
+  switch (mediaType) {
+    case 'image/jpeg': return resized.jpeg({ quality: 85 }).toBuffer()
+    case 'image/webp': return resized.webp({ quality: 85 }).toBuffer()
+    case 'image/gif': return resized.gif().toBuffer()
+    default: return resized.png({ compressionLevel: 9 }).toBuffer()
+  }
+}
+
+export async function readImage(
+  ctx: Context,
+  exec: ToolExecution,
+  target: FsTarget,
+  format: ImageFormat,
+  maxFileBytes: number,
+): Promise<ImageRead> {
+  const data = await ctx.fs.readBytes(target, exec.signal, maxFileBytes)
+  const actual = sniffImage(data)
+  if (actual !== format) {
+    const ext = extname(target.displayPath).toLowerCase()
+    const what = actual === undefined ? 'not an image in any format read_file knows' : `a ${formatName(actual)} image; rename it to match`
+    throw new FsError(`cannot read "${target.displayPath}": the ${ext} extension says ${formatName(format)}, but the bytes are ${what}`, 'FS_NOT_TEXT')
+  }
+  const decoded = await inspect(target, format, data)
+  const base = { format, width: decoded.width, height: decoded.height, bytes: data.byteLength }
+  const attachments = ctx.get('attachments')
+  if (attachments === undefined) return { ...base, attached: null, reason: 'no-attachment-store' }
+  if (!await routeTakesImages(ctx, exec)) return { ...base, attached: null, reason: 'no-image-input' }
+  if (exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+
+  const limits = attachments.imageLimits
+  const byteCap = Math.min(limits.maxImageBytes, limits.maxMessageImageBytes)
+  const sourceType = `image/${format}` as ImageMediaType
+  const mediaType: ImageMediaType = format !== 'bmp' && limits.mediaTypes.includes(sourceType) ? sourceType : 'image/png'
+  let scale = fitScale(decoded.width, decoded.height, limits)
+  let out: Uint8Array = data
+  if (format === 'bmp' || mediaType !== sourceType || scale < 1 || data.byteLength > byteCap) {
+    const source = decoded.rgba !== undefined
+      ? sharp(decoded.rgba, { raw: { width: decoded.width, height: decoded.height, channels: 4 } })
+      : sharp(data, { failOn: 'error' })
+    // Re-encode, shrinking further until the encoded bytes also fit the store.
+    for (let attempt = 0; ; attempt++) {
+      const width = Math.max(1, Math.floor(decoded.width * scale))
+      const height = Math.max(1, Math.floor(decoded.height * scale))
+      out = await encode(source, width, height, mediaType)
+      if (out.byteLength <= byteCap) break
+      if (attempt === 8) {
+        throw new FsError(`cannot read "${target.displayPath}": the image does not fit the attachment store's ${byteCap}-byte limit even downscaled`, 'FS_TOO_LARGE')
+      }
+      scale *= 0.7
+    }
+  }
+  try {
+    const ref = await attachments.saveImage({ data: out, mediaType, name: basename(target.displayPath) })
+    return {
+      ...base,
+      attached: {
+        attachmentId: String(ref.attachmentId),
+        mediaType: ref.mediaType,
+        bytes: ref.bytes,
+        width: ref.width,
+        height: ref.height,
+        ...ref.name === undefined ? {} : { name: ref.name },
+      },
+    }
+  } catch (error) {
+    if (error instanceof AttachmentError) {
+      throw new FsError(`cannot read "${target.displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
+    }
+    throw error
+  }
+}

@@ -1,0 +1,23 @@
+import type { Context } from '@deepseek-ai/cordis'
+import type {} from '@deepseek-ai/dsh-fs'
+import type {} from '@deepseek-ai/dsh-system-prompt'
+import type {} from '@deepseek-ai/dsh-attachment'
+import { Config } from './config.ts'
+import { readFileTool } from './tool.ts'
+import { askOutside } from './workspace.ts'
+
+export const name = 'tool-read'
+
+export const inject = ['tools', 'fs', 'systemPrompt']
+
+export { Config }
+
+export function apply(ctx: Context, config: Config): void {
+  if (config.guidance !== '') {
+    ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
+  }
+  ctx.tools.register(readFileTool(ctx, config))
+  if (config.outsideWorkspace === 'ask') {
+    ctx.on('tools/pre-execute', askOutside(ctx, config.toolName))
+  }
+}

@@ -1,0 +1,81 @@
+/** Pure: canonical value -> the text (and image) the model receives. */
+
+import type { ContentBlock } from '@deepseek-ai/dsh-llm'
+import { AttachmentId } from '@deepseek-ai/dsh-attachment'
+import { formatName } from './image.ts'
+import { formatCell, notebookHeader } from './notebook.ts'
+import type { ImageValue, NotebookValue, ReadValue, TextValue } from './value.ts'
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
+}
+
+export function renderText(value: TextValue): string {
+  const { startLine, lines, totalLines, totalExact } = value
+  if (lines.length === 0) {
+    return totalLines === 0 ? '(File is empty.)' : `(Offset ${startLine} is past the end: the file has ${totalLines} lines.)`
+  }
+  const last = startLine + lines.length - 1
+  const width = String(totalExact ? totalLines : last).length
+  const body = lines.map((line, i) => `${String(startLine + i).padStart(width)}\t${line}`).join('\n')
+  if (totalExact && last >= totalLines) return body
+  const total = totalExact ? `${totalLines}` : `about ${totalLines} (estimated from the file size)`
+  return `${body}\n\n(Showing lines ${startLine}-${last} of ${total}. Use offset=${last + 1} to continue.)`
+}
+
+export function renderNotebook(value: NotebookValue): string {
+  const header = notebookHeader(value.language, value.totalCells)
+  if (value.cells.length === 0) {
+    return value.totalCells === 0 ? header : `${header}\n\n(Offset ${value.startCell} is past the end: the notebook has ${value.totalCells} cells.)`
+  }
+  const body = `${header}\n\n${value.cells.map(formatCell).join('\n\n')}`
+  const last = value.startCell + value.cells.length - 1
+  if (last >= value.totalCells) return body
+  return `${body}\n\n(Showing cells ${value.startCell}-${last} of ${value.totalCells}. Use offset=${last + 1} to continue.)`
+}
+
+export function renderImage(value: ImageValue): string {
+  const head = `${formatName(value.format)} image, ${value.width}x${value.height} px, ${formatBytes(value.bytes)}`
+  const shown = value.attached
+  if (shown === null) {
+    const why = value.reason === 'no-image-input'
+      ? 'the current model does not take image input'
+      : 'no attachment store is composed'
+    return `${head}. Not attached: ${why}.`
+  }
+  const size = `${shown.mediaType}, ${formatBytes(shown.bytes)}`
+  if (shown.width === value.width && shown.height === value.height) return `${head}; attached as ${size}.`
+  const x = (value.width / shown.width).toFixed(2)
+  const y = (value.height / shown.height).toFixed(2)
+  const scale = x === y ? `multiply coordinates by ${x}` : `multiply x by ${x} and y by ${y}`
+  return `${head}; attached downscaled to ${shown.width}x${shown.height} px (${size}): ${scale} to locate features in the original.`
+}
+
+export function renderValue(value: ReadValue): ContentBlock[] {
+  switch (value.kind) {
+    case 'text':
+      return [{ type: 'text', text: renderText(value) }]
+    case 'notebook':
+      return [{ type: 'text', text: renderNotebook(value) }]
+    case 'image': {
+      const blocks: ContentBlock[] = [{ type: 'text', text: renderImage(value) }]
+      const shown = value.attached
+      if (shown !== null) {
+        blocks.push({
+          type: 'image',
+          attachment: {
+            attachmentId: AttachmentId(shown.attachmentId),
+            mediaType: shown.mediaType,
+            bytes: shown.bytes,
+            width: shown.width,
+            height: shown.height,
+            ...shown.name === undefined ? {} : { name: shown.name },
+          },
+        })
+      }
+      return blocks
+    }
+  }
+}

@@ -1,0 +1,81 @@
+/** Stat the target once and turn absence, directories and special files into clear errors. */
+
+import { readdir } from 'node:fs/promises'
+import { basename, dirname } from 'node:path'
+import type { Context } from '@deepseek-ai/cordis'
+import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
+import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import { localPath } from './local.ts'
+
+export async function statRegular(ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string): Promise<FsInfo> {
+  const info = await ctx.fs.stat(target, exec.signal)
+  if (info === undefined) {
+    ctx.emit('fs/observed', target, { kind: 'absent' }, exec)
+    throw await notFound(ctx, exec, target, listTool)
+  }
+  if (info.type === 'directory') {
+    throw new FsError(`cannot read "${target.displayPath}": it is a directory — use ${listTool} to see what is in it`, 'FS_NOT_REGULAR_FILE')
+  }
+  if (info.type !== 'file') {
+    throw new FsError(`cannot read "${target.displayPath}": not a regular file (a device, socket or pipe)`, 'FS_NOT_REGULAR_FILE')
+  }
+  return info
+}
+
+async function notFound(ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string): Promise<FsError> {
+  const parentPath = dirname(target.displayPath)
+  const head = `cannot read "${target.displayPath}": file not found`
+  let names: string[]
+  try {
+    const parent = await ctx.fs.resolve(parentPath, { signal: exec.signal })
+    const info = await ctx.fs.stat(parent, exec.signal)
+    if (info?.type !== 'directory') return new FsError(`${head} (the directory ${parentPath} does not exist)`, 'FS_NOT_FOUND')
+    const local = await localPath(ctx, parent)
+    names = local === undefined
+      ? (await ctx.fs.listDir(parent, exec.signal)).map((entry) => entry.name)
+      : await readdir(local)
+  } catch (error) {
+    if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
+    return new FsError(head, 'FS_NOT_FOUND')
+  }
+  const near = suggest(basename(target.displayPath), names)
+  return near.length > 0
+    ? new FsError(`${head}. Did you mean: ${near.join(', ')}?`, 'FS_NOT_FOUND')
+    : new FsError(`${head} — use ${listTool} to see what is in ${parentPath}`, 'FS_NOT_FOUND')
+}
+
+/** Up to three names close to `wanted`: small edit distance, same stem, or a case difference. */
+export function suggest(wanted: string, names: readonly string[]): string[] {
+  const want = wanted.toLowerCase()
+  const stem = want.replace(/\.[^.]*$/, '')
+  const budget = Math.max(2, Math.floor(want.length / 3))
+  const scored: { name: string, score: number }[] = []
+  for (const name of names) {
+    const lower = name.toLowerCase()
+    const nameStem = lower.replace(/\.[^.]*$/, '')
+    let score = distance(want, lower, budget)
+    if (stem !== '' && nameStem === stem) score = Math.min(score, 1)
+    if (score <= budget) scored.push({ name, score })
+  }
+  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
+  return scored.slice(0, 3).map((entry) => entry.name)
+}
+
+/** Levenshtein distance, giving up (budget + 1) once it must exceed `budget`. */
+function distance(a: string, b: string, budget: number): number {
+  if (Math.abs(a.length - b.length) > budget) return budget + 1
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    let best = i
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
+      current.push(value)
+      best = Math.min(best, value)
+    }
+    if (best > budget) return budget + 1
+    previous = current
+  }
+  return previous[b.length]!
+}

@@ -1,0 +1,142 @@
+/**
+ * The local fast path: the same window as text-stream.ts, computed on raw bytes read straight
+ * from the local disk, without decoding lines that are not shown. Used only when ctx.fs is the
+ * plain local provider (no sandbox), and proven byte-identical to the provider path by a
+ * differential test. To decide alike it mirrors the provider's stream exactly: 64 KiB chunks
+ * from offset 0, a NUL check over the first 8 KiB, fatal UTF-8 decoding with a leading BOM
+ * dropped, and an incomplete character carried to the next chunk.
+ */
+
+import { open } from 'node:fs/promises'
+import { isUtf8 } from 'node:buffer'
+import { FsError } from '@deepseek-ai/dsh-fs'
+import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
+
+/** The provider's stream chunk (fs.createReadStream's default highWaterMark). */
+const CHUNK = 64 * 1024
+/** Bytes read per syscall: a whole number of chunks. */
+const BLOCK = 16 * CHUNK
+/** The provider's binary sample: a NUL in the first 8 KiB marks a binary file. */
+const NUL_SAMPLE = 8192
+
+export class NotText extends Error {}
+
+/** Length of a trailing incomplete UTF-8 sequence (0 when the region ends on a boundary). */
+function incompleteTail(bytes: Uint8Array): number {
+  const end = bytes.length
+  for (let back = 1; back <= Math.min(3, end); back++) {
+    const byte = bytes[end - back]!
+    if ((byte & 0xc0) === 0x80) continue
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
+    return need > back ? back : 0
+  }
+  return 0
+}
+
+/** Whether a trailing incomplete sequence can still become valid (else a fatal decoder throws now). */
+function validPrefix(tail: Uint8Array): boolean {
+  const lead = tail[0]!
+  if (lead < 0xc2 || lead > 0xf4) return false
+  const second = tail[1]
+  if (second === undefined) return true
+  const [low, high] = lead === 0xe0 ? [0xa0, 0xbf] : lead === 0xed ? [0x80, 0x9f]
+    : lead === 0xf0 ? [0x90, 0xbf] : lead === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf]
+  if (second < low || second > high) return false
+  const third = tail[2]
+  return third === undefined || (third & 0xc0) === 0x80
+}
+
+export async function scanLocalText(path: string, request: WindowRequest, size: number | undefined, signal: AbortSignal): Promise<TextWindow> {
+  const window = new WindowCollector(request)
+  const early = size !== undefined && size > EXACT_TOTAL_BYTES
+  // Enough bytes to hold maxLineLength + 1 whole UTF-16 units plus one split character.
+  const prefixCap = (request.maxLineLength + 1) * 3 + 3
+  const decoder = new TextDecoder('utf-8')
+  let parts: Uint8Array[] = []
+  let partBytes = 0
+  let lineBytes = 0
+  let partial = false
+  let bytesSeen = 0
+  let carry: Uint8Array = new Uint8Array(0)
+  let first = true
+
+  const keep = (segment: Uint8Array): void => {
+    lineBytes += segment.length
+    if (partBytes >= prefixCap || segment.length === 0) return
+    const take = segment.subarray(0, prefixCap - partBytes)
+    parts.push(Uint8Array.from(take))
+    partBytes += take.length
+  }
+  const finishLine = (): void => {
+    const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts, partBytes)
+    const decoded = decoder.decode(bytes)
+    const whole = partBytes === lineBytes && decoded.length <= request.maxLineLength + 1
+    window.takeLine(whole ? decoded : decoded.slice(0, request.maxLineLength + 1), whole)
+    parts = []
+    partBytes = 0
+    lineBytes = 0
+  }
+
+  /** One provider chunk: returns true when the scan may stop. */
+  const chunk = (raw: Uint8Array, position: number): boolean => {
+    if (position < NUL_SAMPLE && raw.subarray(0, NUL_SAMPLE - position).includes(0)) throw new NotText()
+    let region = carry.length === 0 ? raw : Buffer.concat([carry, raw])
+    const tail = incompleteTail(region)
+    if (tail > 0 && !validPrefix(region.subarray(region.length - tail))) throw new NotText()
+    carry = tail > 0 ? Uint8Array.from(region.subarray(region.length - tail)) : new Uint8Array(0)
+    region = region.subarray(0, region.length - tail)
+    if (!isUtf8(region)) throw new NotText()
+    if (first && region.length > 0) {
+      first = false
+      if (region[0] === 0xef && region[1] === 0xbb && region[2] === 0xbf) region = region.subarray(3)
+    }
+    if (early) bytesSeen += region.length
+    let start = 0
+    let newline: number
+    while ((newline = region.indexOf(10, start)) !== -1) {
+      if (window.wantsNext) {
+        keep(region.subarray(start, newline))
+        finishLine()
+      } else {
+        window.skipLine()
+      }
+      start = newline + 1
+    }
+    if (start < region.length) {
+      partial = true
+      if (window.wantsNext) keep(region.subarray(start))
+    } else if (start > 0) {
+      partial = false
+    }
+    return early && window.canStop(partial)
+  }
+
+  const handle = await open(path, 'r')
+  try {
+    const block = Buffer.allocUnsafe(BLOCK)
+    let position = 0
+    for (;;) {
+      if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      let filled = 0
+      while (filled < BLOCK) {
+        const { bytesRead } = await handle.read(block, filled, BLOCK - filled, position + filled)
+        if (bytesRead === 0) break
+        filled += bytesRead
+      }
+      for (let at = 0; at < filled; at += CHUNK) {
+        const raw = block.subarray(at, Math.min(filled, at + CHUNK))
+        if (chunk(raw, position + at)) return window.estimate(size ?? 0, bytesSeen, partial)
+      }
+      position += filled
+      if (filled < BLOCK) break
+    }
+  } finally {
+    await handle.close()
+  }
+  if (carry.length > 0) throw new NotText()
+  if (partial) {
+    if (window.wantsNext) finishLine()
+    else window.skipLine()
+  }
+  return window.exact()
+}

@@ -1,0 +1,63 @@
+/**
+ * The provider path: scan decoded text chunks from ctx.fs.streamText (or one decoded string)
+ * into a window. Memory holds one chunk and at most maxLineLength + 1 units of the current line.
+ */
+
+import { FsError } from '@deepseek-ai/dsh-fs'
+import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
+
+export async function scanTextChunks(
+  chunks: AsyncIterable<string> | Iterable<string>,
+  request: WindowRequest,
+  size: number | undefined,
+  signal: AbortSignal,
+): Promise<TextWindow> {
+  const window = new WindowCollector(request)
+  const cap = request.maxLineLength + 1
+  // Only a file known to be large may stop before its end (its total is then estimated).
+  const early = size !== undefined && size > EXACT_TOTAL_BYTES
+  let line = ''
+  let overflow = false
+  let partial = false
+  let bytesSeen = 0
+
+  const append = (segment: string): void => {
+    if (overflow) return
+    if (line.length + segment.length > cap) {
+      line += segment.slice(0, cap - line.length)
+      overflow = true
+    } else {
+      line += segment
+    }
+  }
+
+  for await (const chunk of chunks) {
+    if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+    if (early) bytesSeen += Buffer.byteLength(chunk, 'utf8')
+    let start = 0
+    let newline: number
+    while ((newline = chunk.indexOf('\n', start)) !== -1) {
+      if (window.wantsNext) {
+        append(chunk.slice(start, newline))
+        window.takeLine(line, !overflow)
+        line = ''
+        overflow = false
+      } else {
+        window.skipLine()
+      }
+      start = newline + 1
+    }
+    if (start < chunk.length) {
+      partial = true
+      if (window.wantsNext) append(chunk.slice(start))
+    } else if (start > 0) {
+      partial = false
+    }
+    if (early && window.canStop(partial)) return window.estimate(size, bytesSeen, partial)
+  }
+  if (partial) {
+    if (window.wantsNext) window.takeLine(line, !overflow)
+    else window.skipLine()
+  }
+  return window.exact()
+}

@@ -1,0 +1,126 @@
+/**
+ * The text window both read paths share: which lines are kept, how a long line is cut, where the
+ * byte budget stops, and how the total is reported. Pure bookkeeping, fed one line at a time, so
+ * the provider path (decoded strings) and the local fast path (raw bytes) decide alike.
+ */
+
+/** Files up to this size get an exact line total; past it the scan stops after the window. */
+export const EXACT_TOTAL_BYTES = 64 * 1024 * 1024
+
+export interface WindowRequest {
+  /** 1-based first line. */
+  offset: number
+  limit: number
+  maxLineLength: number
+  /** Budget for the kept lines' text (UTF-8 bytes, one newline each). */
+  maxBytes: number
+}
+
+/** A window of a text file: the canonical shape of a text read before the path is attached. */
+export interface TextWindow {
+  startLine: number
+  lines: string[]
+  /** The file's line count, or an estimate when `totalExact` is false. */
+  totalLines: number
+  totalExact: boolean
+  /** Lines cut at maxLineLength among those shown. */
+  cutLines: number
+  /** Whether the byte budget, not `limit`, ended the window. */
+  byteCapped: boolean
+}
+
+export function lineCutMarker(maxLineLength: number): string {
+  return `... (line truncated to ${maxLineLength} chars)`
+}
+
+/** Cut to `max` UTF-16 units without leaving half a surrogate pair. */
+function cutAt(text: string, max: number): string {
+  const code = text.charCodeAt(max - 1)
+  return code >= 0xd800 && code <= 0xdbff ? text.slice(0, max - 1) : text.slice(0, max)
+}
+
+export class WindowCollector {
+  /** Complete lines seen so far (shown or skipped). */
+  lineCount = 0
+  readonly lines: string[] = []
+  cutLines = 0
+  byteCapped = false
+  private bytes = 0
+
+  constructor(readonly request: WindowRequest) {}
+
+  get full(): boolean {
+    return this.byteCapped || this.lines.length >= this.request.limit
+  }
+
+  /** Whether the next line's text is needed. */
+  get wantsNext(): boolean {
+    return !this.full && this.lineCount + 1 >= this.request.offset
+  }
+
+  skipLine(): void {
+    this.lineCount += 1
+  }
+
+  /**
+   * Keep the next line. `prefix` holds at most maxLineLength + 1 units of it; `whole` says
+   * whether that is the entire line (only then may a trailing CR be a line ending).
+   */
+  takeLine(prefix: string, whole: boolean): void {
+    this.lineCount += 1
+    const { maxLineLength, maxBytes } = this.request
+    let text = whole && prefix.endsWith('\r') ? prefix.slice(0, -1) : prefix
+    let cut = false
+    if (text.length > maxLineLength) {
+      text = cutAt(text, maxLineLength) + lineCutMarker(maxLineLength)
+      cut = true
+    }
+    const bytes = Buffer.byteLength(text, 'utf8') + 1
+    // The first line is always kept, so a tiny budget can never stall paging.
+    if (this.lines.length > 0 && this.bytes + bytes > maxBytes) {
+      this.byteCapped = true
+      return
+    }
+    this.bytes += bytes
+    this.lines.push(text)
+    if (cut) this.cutLines += 1
+  }
+
+  /**
+   * Whether a scan of a file too large for an exact total may stop here: the window is complete
+   * and a line beyond it is known to exist. `partial` says whether an unterminated line has begun.
+   */
+  canStop(partial: boolean): boolean {
+    if (!this.full) return false
+    const lastShown = this.request.offset + this.lines.length - 1
+    return this.lineCount + (partial ? 1 : 0) > lastShown
+  }
+
+  /** The window at end of file: the total is exact. */
+  exact(): TextWindow {
+    return this.result(this.lineCount, true)
+  }
+
+  /**
+   * The window of a scan stopped early: the total is an estimate from the file size and the
+   * lines per byte seen so far, rounded to three significant digits so it reads as one, and
+   * never below the lines already counted.
+   */
+  estimate(size: number, bytesSeen: number, partial: boolean): TextWindow {
+    const seen = this.lineCount + (partial ? 1 : 0)
+    const raw = bytesSeen > 0 ? size * (this.lineCount / bytesSeen) : seen
+    const magnitude = 10 ** Math.max(0, Math.floor(Math.log10(Math.max(raw, 1))) - 2)
+    return this.result(Math.max(seen, Math.round(raw / magnitude) * magnitude), false)
+  }
+
+  private result(totalLines: number, totalExact: boolean): TextWindow {
+    return {
+      startLine: this.request.offset,
+      lines: this.lines,
+      totalLines,
+      totalExact,
+      cutLines: this.cutLines,
+      byteCapped: this.byteCapped,
+    }
+  }
+}
