@@ -15,15 +15,18 @@ export async function bootBashBg(config: Partial<BashBg.Config> = {}, options: H
   return Object.assign(host, { shells: host.ctx.get('backgroundShells') as BackgroundShellRegistry })
 }
 
-/** Pids whose command line contains `marker`, found by scanning /proc — not by asking the registry. */
-export function pidsWithMarker(marker: string): number[] {
+/**
+ * Live pids whose command line contains `marker` (with `argv0`, whose argv[0] is exactly the
+ * marker: the process already exec'd), found by scanning /proc — not by asking the registry.
+ */
+export function pidsWithMarker(marker: string, argv0 = false): number[] {
   const found: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
       const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0]
-      if (cmdline.includes(marker) && state !== 'Z' && Number(entry) !== process.pid) found.push(Number(entry))
+      if ((argv0 ? cmdline.split('\0')[0] === marker : cmdline.includes(marker)) && state !== 'Z' && Number(entry) !== process.pid) found.push(Number(entry))
     } catch {
       // the process ended while we looked
     }

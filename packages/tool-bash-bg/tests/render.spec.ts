@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest'
+import { render, type ForegroundValue } from '../src/render.ts'
+import { ago, renderTasks } from '../src/tasks.ts'
+import type { ShellRecord } from '../src/registry-types.ts'
+
+const fg = (over: Partial<ForegroundValue> = {}): ForegroundValue => ({
+  kind: 'foreground',
+  exit_code: 0,
+  signal: null,
+  timed_out: false,
+  timeout_ms: 120000,
+  stdout: { text: '', cut: 0 },
+  stderr: { text: '', cut: 0 },
+  leftovers_stopped: 0,
+  ...over,
+})
+
+describe('foreground text', () => {
+  it('is stdout alone on success', () => {
+    expect(render(fg({ stdout: { text: 'hi\n', cut: 0 } }))).toBe('hi\n')
+  })
+  it('says (no output) when both streams are empty', () => {
+    expect(render(fg())).toBe('(no output)')
+  })
+  it('marks stderr and a non-zero exit', () => {
+    expect(render(fg({ exit_code: 3, stdout: { text: 'out', cut: 0 }, stderr: { text: 'err\n', cut: 0 } })))
+      .toBe('out\n[stderr]\nerr\n[exit code: 3]')
+  })
+  it('marks a timeout and the signal that ended the command', () => {
+    expect(render(fg({ exit_code: null, signal: 'SIGTERM', timed_out: true, timeout_ms: 500 })))
+      .toBe('(no output)\n[timed out after 500ms]\n[killed by signal: SIGTERM]')
+  })
+  it('marks a cut stream with how much is hidden and how to keep it', () => {
+    expect(render(fg({ stdout: { text: 'tail\n', cut: 10 } })))
+      .toBe('[stdout cut: the first 10 bytes are not shown; redirect to a file or use run_in_background to keep everything]\ntail\n')
+  })
+  it('reports leftover processes it stopped, singular and plural', () => {
+    expect(render(fg({ leftovers_stopped: 1 }))).toBe('(no output)\n[stopped 1 leftover process of this command; use run_in_background for servers]')
+    expect(render(fg({ leftovers_stopped: 2 }))).toContain('[stopped 2 leftover processes of this command;')
+  })
+})
+
+describe('background text', () => {
+  it('names the shell, pid, job and output file', () => {
+    expect(render({ kind: 'background', shell_id: 'bg-abc123', pid: 42, output_file: '/tmp/x/bg-abc123.log', job_id: 'bash_bg-1' })).toBe([
+      'Started background shell bg-abc123 (pid 42, job bash_bg-1).',
+      'Output file: /tmp/x/bg-abc123.log',
+      'Read the file for output; stop the shell with kill_shell.',
+    ].join('\n'))
+  })
+  it('says a timeout was ignored, without a job', () => {
+    expect(render({ kind: 'background', shell_id: 'bg-abc123', pid: 42, output_file: '/f', timeout_ignored: true })).toBe([
+      'Started background shell bg-abc123 (pid 42).',
+      'Output file: /f',
+      'Read the file for output; stop the shell with kill_shell.',
+      '[timeout does not apply to background shells; ignored]',
+    ].join('\n'))
+  })
+})
+
+describe('/tasks table', () => {
+  const now = Date.parse('2026-01-01T00:10:00Z')
+  const record = (id: string, command: string, started: string): ShellRecord => ({
+    id, pid: 1, command, cwd: '/', owner: '', started_at: started, status: 'running', exit_code: null, signal: null,
+    leader_exited_at: null, ended_at: null, output_file: '/f', bytes: 0, capped: false,
+  })
+  it('renders the seed layout with ages and the kill_shell hint', () => {
+    expect(renderTasks([
+      record('bg-a1b2c3', 'npm run dev', '2026-01-01T00:05:00Z'),
+      record('bg-d4e5f6', 'a very long command that does not fit the column', '2026-01-01T00:09:30Z'),
+    ], now)).toBe([
+      'Active Background Tasks:',
+      '┌────────────────────────────────────────────────────────────┐',
+      '│ ID          Command              Started       Status      │',
+      '├────────────────────────────────────────────────────────────┤',
+      '│ bg-a1b2c3   npm run dev          5 min ago     running     │',
+      '│ bg-d4e5f6   a very long command… 30 sec ago    running     │',
+      '└────────────────────────────────────────────────────────────┘',
+      '',
+      'Use kill_shell with a shell_id to stop a task.',
+    ].join('\n'))
+  })
+  it('answers in one line when nothing runs', () => {
+    expect(renderTasks([], now)).toBe('No background shells are running.')
+  })
+  it('ages in seconds, minutes, hours', () => {
+    expect(ago('2026-01-01T00:09:59Z', now)).toBe('1 sec ago')
+    expect(ago('2026-01-01T00:00:00Z', now)).toBe('10 min ago')
+    expect(ago('2025-12-31T21:00:00Z', now)).toBe('3 h ago')
+  })
+})

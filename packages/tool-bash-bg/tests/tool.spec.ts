@@ -1,0 +1,229 @@
+import { mkdir, rm, stat, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { execTool, makeTmpDir, removeTmpDir, textOf } from '@gencode-ai/testkit'
+import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+
+let host: BgHost | undefined
+afterEach(async () => { await host?.dispose(); host = undefined })
+
+interface Bg { shell_id: string, pid: number, output_file: string, job_id?: string }
+
+async function startBg(h: BgHost, command: string, extra: object = {}): Promise<Bg> {
+  const result = await execTool(h.ctx, 'bash_bg', { command, run_in_background: true, ...extra })
+  if (result.isError) throw new Error(textOf(result))
+  return result.value as unknown as Bg
+}
+
+describe('foreground', () => {
+  it('returns stdout, stderr and the exit code, and runs in the workspace', async () => {
+    host = await bootBashBg()
+    const result = await execTool(host.ctx, 'bash_bg', { command: 'pwd; echo oops >&2; exit 4' })
+    expect(result.isError).toBe(false)
+    expect(result.value).toEqual({
+      kind: 'foreground', exit_code: 4, signal: null, timed_out: false, timeout_ms: 120000,
+      stdout: { text: `${host.cwd}\n`, cut: 0 }, stderr: { text: 'oops\n', cut: 0 }, leftovers_stopped: 0,
+    })
+    expect(textOf(result)).toBe(`${host.cwd}\n[stderr]\noops\n[exit code: 4]`)
+  })
+
+  it('keeps the tail of a long stream and says how much was cut', async () => {
+    host = await bootBashBg({ maxOutputBytes: 100 })
+    const result = await execTool(host.ctx, 'bash_bg', { command: 'seq 1 1000' })
+    const value = result.value as { stdout: { text: string, cut: number } }
+    expect(Buffer.byteLength(value.stdout.text)).toBe(100)
+    expect(value.stdout.text.endsWith('999\n1000\n')).toBe(true)
+    expect(value.stdout.cut).toBe(3893 - 100)
+    expect(textOf(result).startsWith('[stdout cut: the first 3793 bytes are not shown;')).toBe(true)
+  })
+
+  it('kills the whole group at the timeout', async () => {
+    host = await bootBashBg()
+    const mark = marker('fgtimeout')
+    const result = await execTool(host.ctx, 'bash_bg', { command: `bash -c 'exec -a ${mark} sleep 60' & sleep 60`, timeout: 300 })
+    expect(result.isError).toBe(false)
+    expect(result.value).toMatchObject({ timed_out: true, signal: 'SIGTERM', exit_code: null })
+    expect(textOf(result)).toBe('(no output)\n[timed out after 300ms]\n[killed by signal: SIGTERM]')
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
+  it('stops leftover group members once the command is over', async () => {
+    host = await bootBashBg()
+    const mark = marker('leftover')
+    const result = await execTool(host.ctx, 'bash_bg', { command: `(exec -a ${mark} sleep 60) >/dev/null 2>&1 & echo done` })
+    expect(result.value).toMatchObject({ exit_code: 0, leftovers_stopped: 1 })
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
+  it('aborts during execution: the group dies and the call fails as aborted', async () => {
+    host = await bootBashBg()
+    const mark = marker('fgabort')
+    const controller = new AbortController()
+    const pending = execTool(host.ctx, 'bash_bg', { command: `exec -a ${mark} sleep 60` }, { signal: controller.signal })
+    await until(() => pidsWithMarker(mark).length > 0, 'the command to start')
+    controller.abort()
+    const result = await pending
+    expect(result.isError).toBe(true)
+    expect(result.error?.info?.code).toBe('ABORTED')
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
+  it('refuses a pre-aborted call before dispatch, for both modes', async () => {
+    host = await bootBashBg()
+    for (const run_in_background of [false, true]) {
+      const result = await execTool(host.ctx, 'bash_bg', { command: 'echo x', run_in_background }, { signal: AbortSignal.abort() })
+      expect(result.error?.info?.code).toBe('ABORTED_BEFORE_DISPATCH')
+    }
+    expect(host.shells.list()).toEqual([])
+  })
+})
+
+describe('bad input', () => {
+  it('names the argument and the value', async () => {
+    host = await bootBashBg()
+    const cases: [object, string][] = [
+      [{ command: '   ' }, 'invalid command: expected a non-empty bash command, got an empty string'],
+      [{ command: 'true', timeout: 0 }, 'invalid timeout: expected milliseconds from 1 to 600000, got 0 — omit it for the default 120000, or use run_in_background for longer commands'],
+      [{ command: 'true', timeout: 600001 }, 'invalid timeout: expected milliseconds from 1 to 600000, got 600001 — omit it for the default 120000, or use run_in_background for longer commands'],
+      [{ command: 'true', timeout: -5, run_in_background: true }, 'invalid timeout: expected milliseconds from 1 to 600000, got -5 — omit it for the default 120000, or use run_in_background for longer commands'],
+    ]
+    for (const [args, message] of cases) {
+      const result = await execTool(host.ctx, 'bash_bg', args)
+      expect(result.isError).toBe(true)
+      expect(result.error?.message).toBe(message)
+    }
+    const notString = await execTool(host.ctx, 'bash_bg', { command: 42 })
+    expect(notString.error?.info?.code).toBe('INVALID_ARGS')
+  })
+
+  it('says when the working directory vanished', async () => {
+    host = await bootBashBg()
+    const gone = join(host.cwd, 'gone')
+    await mkdir(gone)
+    const agent = host.agent(gone)
+    await rm(gone, { recursive: true })
+    const result = await execTool(host.ctx, 'bash_bg', { command: 'true', run_in_background: true }, { agent })
+    expect(result.error?.message).toBe(`working directory ${gone} no longer exists — recreate it, or start the session in an existing directory`)
+    expect(result.error?.info?.code).toBe('FS_NOT_FOUND')
+  })
+})
+
+describe('background', () => {
+  it('returns at once with an id, the leader pid and a private 0600 log outside the workspace', async () => {
+    host = await bootBashBg()
+    const mark = marker('bgstart')
+    const value = await startBg(host, `exec -a ${mark} sleep 60`)
+    expect(value.shell_id).toMatch(/^bg-[a-z0-9]{6}$/)
+    expect(value).not.toHaveProperty('job_id')
+    expect(pidsWithMarker(mark)).toEqual([value.pid])
+    expect((await stat(value.output_file)).mode & 0o777).toBe(0o600)
+    expect((await stat(host.shells.logDir)).mode & 0o777).toBe(0o700)
+    expect(value.output_file.startsWith(`${host.shells.logDir}/`)).toBe(true)
+    expect(value.output_file.startsWith(host.cwd)).toBe(false)
+    expect(host.shells.get(value.shell_id)).toMatchObject({ status: 'running', owner: '', cwd: host.cwd, pid: value.pid })
+  })
+
+  it('keeps logging a grandchild after the leader exits, and stays running until the group is empty', async () => {
+    host = await bootBashBg()
+    const value = await startBg(host, '(sleep 0.4; echo grandchild; echo late-err >&2) & echo leader')
+    await until(() => host?.shells.get(value.shell_id)?.leader_exited_at !== null, 'the leader to exit')
+    expect(host.shells.get(value.shell_id)?.status).toBe('running')
+    expect(host.shells.members(value.shell_id).length).toBeGreaterThan(0)
+    const record = await host.shells.settled(value.shell_id)
+    expect(record).toMatchObject({ status: 'completed', exit_code: 0, signal: null, capped: false })
+    expect(await readFile(value.output_file, 'utf8')).toBe('leader\ngrandchild\nlate-err\n')
+    expect(record.bytes).toBe(27)
+    expect(Date.parse(record.ended_at ?? '')).toBeGreaterThanOrEqual(Date.parse(record.leader_exited_at ?? ''))
+  })
+
+  it('reports honest exit codes and signals', async () => {
+    host = await bootBashBg()
+    const exit = await startBg(host, 'exit 7')
+    const signalled = await startBg(host, 'kill -TERM $$')
+    expect(await host.shells.settled(exit.shell_id)).toMatchObject({ status: 'completed', exit_code: 7, signal: null })
+    expect(await host.shells.settled(signalled.shell_id)).toMatchObject({ status: 'killed', exit_code: null, signal: 'SIGTERM' })
+  })
+
+  it('caps the log: capture stops, the writer is not blocked, the record says so', async () => {
+    host = await bootBashBg({ maxLogBytes: 1000 })
+    const value = await startBg(host, 'head -c 5000000 /dev/zero | tr "\\0" x; echo finished-writing >&2')
+    const record = await host.shells.settled(value.shell_id)
+    const log = await readFile(value.output_file, 'utf8')
+    expect(log.length).toBe(1000)
+    expect(log.endsWith('\n[bash_bg: log capped at 1000 bytes; later output was discarded]\n')).toBe(true)
+    expect(record).toMatchObject({ status: 'completed', exit_code: 0, capped: true, bytes: 1000 })
+  })
+
+  it('terminate escalates to SIGKILL for a group that ignores SIGTERM and leaves nothing alive', async () => {
+    host = await bootBashBg()
+    const mark = marker('stubborn')
+    const value = await startBg(host, `trap '' TERM; (trap '' TERM; exec -a ${mark} sleep 60) & exec -a ${mark} sleep 60`)
+    await until(() => pidsWithMarker(mark, true).length === 2, 'both processes')
+    const outcome = await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 })
+    expect(outcome).toMatchObject({ signal_sent: 'SIGTERM', force_killed: true, survivors: [], exit_code: null })
+    expect(pidsWithMarker(mark)).toEqual([])
+    expect(host.shells.get(value.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
+    expect(await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 })).toMatchObject({ signal_sent: 'SIGTERM' })
+    expect(await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 })).toBe(await host.shells.terminate(value.shell_id, { signal: 'SIGKILL', force: true, timeoutMs: 1 }))
+  })
+
+  it('never signals a finished group, reports survivors without force', async () => {
+    host = await bootBashBg()
+    const done = await startBg(host, 'true')
+    await host.shells.settled(done.shell_id)
+    expect(await host.shells.terminate(done.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 })).toMatchObject({ signal_sent: 'none', survivors: [], exit_code: 0 })
+    const mark = marker('survivor')
+    const stubborn = await startBg(host, `trap '' TERM; exec -a ${mark} sleep 60`)
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
+    // An ignored SIGTERM survives exec.
+    const outcome = await host.shells.terminate(stubborn.shell_id, { signal: 'SIGTERM', force: false, timeoutMs: 150 })
+    expect(outcome.survivors).toEqual(pidsWithMarker(mark))
+    expect(outcome.force_killed).toBe(false)
+    expect(host.shells.get(stubborn.shell_id)?.status).toBe('running')
+  })
+
+  it('limits running shells per session and lists them in the error', async () => {
+    host = await bootBashBg({ maxEntries: 2 })
+    const a = await startBg(host, 'sleep 60')
+    const b = await startBg(host, 'sleep 61')
+    const result = await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })
+    expect(result.error?.message).toBe(`too many background shells: this session already runs 2 (maxEntries 2): ${a.shell_id} (sleep 60), ${b.shell_id} (sleep 61) — stop one with kill_shell, then retry`)
+    await host.shells.terminate(a.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 1000 })
+    expect((await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })).isError).toBe(false)
+  })
+
+  it('prunes finished shells older than the age, with their logs', async () => {
+    host = await bootBashBg()
+    const value = await startBg(host, 'echo x')
+    await host.shells.settled(value.shell_id)
+    expect(host.shells.prune()).toBe(0)
+    expect(host.shells.prune(0)).toBe(1)
+    expect(host.shells.get(value.shell_id)).toBeUndefined()
+    await expect(stat(value.output_file)).rejects.toThrow()
+  })
+
+  it('gets the host shell environment and the non-interactive defaults', async () => {
+    host = await bootBashBg()
+    const result = await execTool(host.ctx, 'bash_bg', { command: 'echo "$TERM $PAGER $NO_COLOR"' })
+    expect(textOf(result)).toBe('dumb cat 1\n')
+  })
+})
+
+describe('dispose', () => {
+  it('kills every running shell (verified in /proc), removes the tool, the section and the logs', async () => {
+    const cwd = await makeTmpDir()
+    host = await bootBashBg({}, { cwd })
+    const mark = marker('dispose')
+    await startBg(host, `(exec -a ${mark} sleep 60) & exec -a ${mark} sleep 60`)
+    await startBg(host, `trap '' TERM; exec -a ${mark} sleep 60`)
+    await until(() => pidsWithMarker(mark, true).length === 3, 'three processes')
+    const logDir = host.shells.logDir
+    const fiber = [...host.ctx.registry.values()]
+    expect(fiber.length).toBeGreaterThan(0)
+    await host.dispose()
+    host = undefined
+    expect(pidsWithMarker(mark)).toEqual([])
+    await expect(stat(logDir)).rejects.toThrow()
+    await removeTmpDir(cwd)
+  })
+})
