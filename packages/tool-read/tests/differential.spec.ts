@@ -1,0 +1,115 @@
+/**
+ * The local fast path must give byte-identical results to the ctx.fs provider path: same
+ * windows, same totals and estimates, same errors. Both run here on the same files.
+ */
+import { open, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execTool, textOf, type Host } from '@gencode-ai/testkit'
+import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import { readText } from '../src/text.ts'
+import { localPath } from '../src/local.ts'
+import type { WindowRequest } from '../src/window.ts'
+import { readHost } from './harness.ts'
+
+let host: Host
+beforeAll(async () => { host = await readHost() })
+afterAll(async () => { await host.dispose() })
+
+const CHUNK = 64 * 1024
+
+async function both(name: string, request: WindowRequest) {
+  const target = await host.ctx.fs.resolve(join(host.cwd, name))
+  const info = (await host.ctx.fs.stat(target))!
+  const exec = { signal: new AbortController().signal } as ToolExecution
+  const run = (fastPath: boolean) => readText(host.ctx, exec, target, info, request, 50 * 1024 * 1024, { fastPath })
+    .then((value) => ({ value }), (error: Error) => ({ error: `${error.constructor.name}: ${error.message}` }))
+  return { fast: await run(true), provider: await run(false) }
+}
+
+const windows: WindowRequest[] = [
+  { offset: 1, limit: 2000, maxLineLength: 2000, maxBytes: 102400 },
+  { offset: 3, limit: 5, maxLineLength: 7, maxBytes: 102400 },
+  { offset: 1, limit: 100000, maxLineLength: 3, maxBytes: 2048 },
+  { offset: 900, limit: 50, maxLineLength: 40, maxBytes: 102400 },
+]
+
+const cases: Record<string, () => Buffer> = {
+  'ascii lines': () => Buffer.from(Array.from({ length: 3000 }, (_, i) => `line ${i}`).join('\n')),
+  'crlf and a lone CR at a chunk edge': () => {
+    const head = Buffer.alloc(CHUNK - 1, 'a')
+    return Buffer.concat([head, Buffer.from('\r\nb\r\n\rc\r')])
+  },
+  'multibyte characters split across chunk boundaries': () => {
+    const parts: Buffer[] = []
+    for (let i = 0; i < 4000; i++) parts.push(Buffer.from(`${i}: é漢字😀 ${'ü'.repeat(i % 50)}\n`))
+    return Buffer.concat(parts)
+  },
+  'a long line with 4-byte characters spanning chunks': () => Buffer.from(`start\n${'😀ab'.repeat(60000)}\nend\n`),
+  'BOM': () => Buffer.from('\uFEFFx\ny\n'),
+  'NUL in the first 8 KiB': () => Buffer.concat([Buffer.from('text\n'), Buffer.from([0]), Buffer.from('more\n')]),
+  'NUL after the 8 KiB sample (text, as the provider reads it)': () => Buffer.concat([Buffer.alloc(9000, 'q'), Buffer.from('\n\0tail\n')]),
+  'invalid UTF-8 mid-file': () => Buffer.concat([Buffer.from('ok\n'.repeat(30000)), Buffer.from([0xc3, 0x28]), Buffer.from('\n')]),
+  'truncated sequence at EOF': () => Buffer.concat([Buffer.from('ok\n'), Buffer.from([0xe6, 0xbc])]),
+  'overlong encoding': () => Buffer.concat([Buffer.from('a\n'), Buffer.from([0xe0, 0x80, 0x80]), Buffer.from('\n')]),
+  'UTF-16LE with BOM': () => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a\nb\n', 'utf16le')]),
+  'empty': () => Buffer.alloc(0),
+  'only newlines': () => Buffer.from('\n\n\n'),
+}
+
+describe('fast path = provider path', () => {
+  for (const [name, make] of Object.entries(cases)) {
+    it(name, async () => {
+      const file = `${name.replace(/\W+/g, '-')}.txt`
+      await writeFile(join(host.cwd, file), make())
+      for (const request of windows) {
+        const { fast, provider } = await both(file, request)
+        expect(fast).toEqual(provider)
+      }
+    })
+  }
+
+  it('files beyond 64 MiB: same estimate, and invalid bytes near the window decide alike', async () => {
+    const path = join(host.cwd, 'big.bin')
+    const handle = await open(path, 'w')
+    const block = Buffer.from('0123456789abcdef\n'.repeat(CHUNK / 16))
+    for (let i = 0; i < 1100; i++) await handle.write(block)
+    await handle.close()
+    // Invalid bytes in the chunk holding the window's end, then in a later chunk.
+    const patch = await open(path, 'r+')
+    await patch.write(Buffer.from([0xff]), 0, 1, CHUNK * 2 + 100)
+    await patch.write(Buffer.from([0xff]), 0, 1, CHUNK * 40 + 3)
+    await patch.close()
+    const outcomes: string[] = []
+    for (const request of [
+      { offset: 1, limit: 10, maxLineLength: 2000, maxBytes: 102400 },
+      { offset: 7712, limit: 5, maxLineLength: 2000, maxBytes: 102400 },
+      { offset: 200_000, limit: 3, maxLineLength: 2000, maxBytes: 102400 },
+    ]) {
+      const { fast, provider } = await both('big.bin', request)
+      expect(fast).toEqual(provider)
+      outcomes.push('error' in fast ? 'error' : (fast.value.totalExact ? 'exact' : 'estimate'))
+    }
+    expect(outcomes).toEqual(['estimate', 'error', 'error'])
+  })
+
+  it('the fast path is used only for the plain local provider', async () => {
+    const target = await host.ctx.fs.resolve(host.cwd)
+    expect(await localPath(host.ctx, target)).toBe(host.cwd)
+    const sandboxed = await readHost({}, { sandbox: 'workspace-write' })
+    try {
+      expect(await localPath(sandboxed.ctx, await sandboxed.ctx.fs.resolve(sandboxed.cwd))).toBeUndefined()
+      // And through the whole tool, the sandboxed provider gives the same text.
+      const content = Array.from({ length: 3000 }, (_, i) => `l${i} ${'é'.repeat(i % 7)}`).join('\n')
+      await writeFile(join(host.cwd, 'same.txt'), content)
+      await writeFile(join(sandboxed.cwd, 'same.txt'), content)
+      for (const args of [{}, { offset: 2990 }, { offset: 10, limit: 4 }]) {
+        const a = await execTool(host.ctx, 'read_file', { file_path: 'same.txt', ...args })
+        const b = await execTool(sandboxed.ctx, 'read_file', { file_path: 'same.txt', ...args })
+        expect(textOf(b)).toBe(textOf(a))
+      }
+    } finally {
+      await sandboxed.dispose()
+    }
+  })
+})

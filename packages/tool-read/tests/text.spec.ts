@@ -1,0 +1,168 @@
+import { writeFile, mkdir, open } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
+import { readHost } from './harness.ts'
+
+let host: Host
+beforeAll(async () => { host = await readHost() })
+afterAll(async () => { await host.dispose() })
+
+async function read(path: string, args: Record<string, unknown> = {}, on: Host = host) {
+  return execTool(on.ctx, 'read_file', { file_path: path, ...args })
+}
+
+function numbered(count: number, from = 1): string {
+  return Array.from({ length: count }, (_, i) => `line ${from + i}`).join('\n')
+}
+
+describe('text reads: the exact model text', () => {
+  it('short file: cat -n rows, number width of the last line, no footer', async () => {
+    const lines = Array.from({ length: 12 }, (_, i) => `row ${i + 1}`)
+    await writeFile(join(host.cwd, 'short.txt'), `${lines.join('\n')}\n`)
+    const result = await read('short.txt')
+    expect(result.isError).toBe(false)
+    expect(textOf(result)).toBe(lines.map((line, i) => `${String(i + 1).padStart(2)}\t${line}`).join('\n'))
+  })
+
+  it('the canonical value carries the window, the exact total and the encoding', async () => {
+    await writeFile(join(host.cwd, 'value.txt'), 'a\r\nb\r\n')
+    const result = await read('value.txt')
+    expect(result.isError).toBe(false)
+    expect(result.isError ? undefined : result.value).toEqual({
+      kind: 'text',
+      path: join(host.cwd, 'value.txt'),
+      startLine: 1,
+      lines: ['a', 'b'],
+      totalLines: 2,
+      totalExact: true,
+      cutLines: 0,
+      byteCapped: false,
+      encoding: 'utf-8',
+    })
+  })
+
+  it('long file: the default limit (maxEntries) and the first-party continuation footer', async () => {
+    await writeFile(join(host.cwd, 'long.txt'), numbered(2500))
+    const text = textOf(await read('long.txt'))
+    const rows = text.split('\n')
+    expect(rows[0]).toBe('   1\tline 1')
+    expect(rows[1999]).toBe('2000\tline 2000')
+    expect(rows.slice(2000)).toEqual(['', '(Showing lines 1-2000 of 2500. Use offset=2001 to continue.)'])
+    // Following the hint literally gives the rest, with no footer at the end of the file.
+    const rest = textOf(await read('long.txt', { offset: 2001 }))
+    expect(rest.split('\n')).toHaveLength(500)
+    expect(rest.split('\n')[499]).toBe('2500\tline 2500')
+  })
+
+  it('offset and limit pick a window; width follows the file, not the window', async () => {
+    await writeFile(join(host.cwd, 'window.txt'), numbered(150))
+    expect(textOf(await read('window.txt', { offset: 8, limit: 3 }))).toBe(
+      '  8\tline 8\n  9\tline 9\n 10\tline 10\n\n(Showing lines 8-10 of 150. Use offset=11 to continue.)',
+    )
+  })
+
+  it('a limit above maxEntries is served up to maxEntries', async () => {
+    const small = await readHost({ maxEntries: 3 })
+    try {
+      await writeFile(join(small.cwd, 'f.txt'), numbered(5))
+      expect(textOf(await read('f.txt', { limit: 50 }, small))).toBe(
+        '1\tline 1\n2\tline 2\n3\tline 3\n\n(Showing lines 1-3 of 5. Use offset=4 to continue.)',
+      )
+    } finally {
+      await small.dispose()
+    }
+  })
+
+  it('a line over maxLineLength is cut with a visible marker', async () => {
+    await writeFile(join(host.cwd, 'wide.txt'), `short\n${'x'.repeat(2500)}\nend\n`)
+    const result = await read('wide.txt')
+    expect(textOf(result)).toBe(`1\tshort\n2\t${'x'.repeat(2000)}... (line truncated to 2000 chars)\n3\tend`)
+    expect(result.isError ? 0 : (result.value as { cutLines: number }).cutLines).toBe(1)
+  })
+
+  it('the byte budget cuts at a line boundary and still gives the continuation', async () => {
+    const line = 'y'.repeat(99)
+    await writeFile(join(host.cwd, 'budget.txt'), Array.from({ length: 3000 }, () => line).join('\n'))
+    const result = await read('budget.txt')
+    expect(result.isError).toBe(false)
+    const text = textOf(result)
+    // 100 bytes per line (99 + newline) in a 102400-byte budget: 1024 lines fit.
+    const rows = text.split('\n')
+    expect(rows[1023]).toBe(`1024\t${line}`)
+    expect(rows.slice(1024)).toEqual(['', '(Showing lines 1-1024 of 3000. Use offset=1025 to continue.)'])
+    expect((result.isError ? undefined : result.value as { byteCapped: boolean })?.byteCapped).toBe(true)
+  })
+
+  it('a single line larger than the budget is still returned (paging never stalls)', async () => {
+    const tiny = await readHost({ maxBytes: 1024, maxLineLength: 5000 })
+    try {
+      await writeFile(join(tiny.cwd, 'big-line.txt'), `${'z'.repeat(3000)}\nnext\n`)
+      expect(textOf(await read('big-line.txt', {}, tiny))).toBe(`1\t${'z'.repeat(3000)}\n\n(Showing lines 1-1 of 2. Use offset=2 to continue.)`)
+    } finally {
+      await tiny.dispose()
+    }
+  })
+
+  it('past the end is a value, not an error', async () => {
+    await writeFile(join(host.cwd, 'three.txt'), 'a\nb\nc\n')
+    const result = await read('three.txt', { offset: 10 })
+    expect(result.isError).toBe(false)
+    expect(textOf(result)).toBe('(Offset 10 is past the end: the file has 3 lines.)')
+  })
+
+  it('an empty file', async () => {
+    await writeFile(join(host.cwd, 'empty.txt'), '')
+    expect(textOf(await read('empty.txt'))).toBe('(File is empty.)')
+  })
+
+  it('a UTF-8 BOM is stripped; CRLF endings are dropped; a last line without newline counts', async () => {
+    await writeFile(join(host.cwd, 'bom.txt'), '\uFEFFfirst\r\nsecond')
+    expect(textOf(await read('bom.txt'))).toBe('1\tfirst\n2\tsecond')
+  })
+
+  it('UTF-16 LE and BE with a BOM are decoded', async () => {
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('héllo\nwörld\n', 'utf16le')])
+    const be = Buffer.from(le)
+    be.swap16()
+    await writeFile(join(host.cwd, 'le.txt'), le)
+    await writeFile(join(host.cwd, 'be.txt'), be)
+    const result = await read('le.txt')
+    expect(textOf(result)).toBe('1\théllo\n2\twörld')
+    expect((result.isError ? undefined : result.value as { encoding: string })?.encoding).toBe('utf-16le')
+    expect(textOf(await read('be.txt'))).toBe('1\théllo\n2\twörld')
+  })
+
+  it('SVG is read as text', async () => {
+    await writeFile(join(host.cwd, 'icon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>\n')
+    expect(textOf(await read('icon.svg'))).toBe('1\t<svg xmlns="http://www.w3.org/2000/svg"/>')
+  })
+
+  it('relative paths resolve against the calling session cwd', async () => {
+    const other = await makeTmpDir()
+    try {
+      await mkdir(join(other, 'sub'))
+      await writeFile(join(other, 'sub', 'here.txt'), 'session file\n')
+      const agent = host.agent(other)
+      const result = await execTool(host.ctx, 'read_file', { file_path: 'sub/here.txt' }, { agent })
+      expect(textOf(result)).toBe('1\tsession file')
+    } finally {
+      await removeTmpDir(other)
+    }
+  })
+})
+
+describe('large files', () => {
+  it('beyond 64 MiB the total is an estimate, said as such; near the end it is exact', async () => {
+    const path = join(host.cwd, 'huge.txt')
+    const handle = await open(path, 'w')
+    const block = Buffer.from(Array.from({ length: 100_000 }, (_, i) => `row ${String(i).padStart(7, '0')}`).join('\n') + '\n')
+    // 12 bytes per line: 100k lines per block, 60 blocks = 72 MB, 6,000,000 lines.
+    for (let i = 0; i < 60; i++) await handle.write(block)
+    await handle.close()
+    const head = textOf(await read('huge.txt', { limit: 2 }))
+    expect(head).toBe('1\trow 0000000\n2\trow 0000001\n\n(Showing lines 1-2 of about 6000000 (estimated from the file size). Use offset=3 to continue.)')
+    const tail = textOf(await read('huge.txt', { offset: 5_999_999 }))
+    expect(tail).toBe('5999999\trow 0099998\n6000000\trow 0099999')
+  })
+})
