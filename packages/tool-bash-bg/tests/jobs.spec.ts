@@ -1,0 +1,90 @@
+import { readFile } from 'node:fs/promises'
+import { afterEach, describe, expect, it } from 'vitest'
+import * as ToolJobsPlugin from '@deepseek-ai/dsh-tool-jobs'
+import { JobId } from '@deepseek-ai/dsh-jobs'
+import { execTool, textOf } from '@gencode-ai/testkit'
+import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+
+let host: BgHost | undefined
+afterEach(async () => { await host?.dispose(); host = undefined })
+
+interface Bg { shell_id: string, pid: number, output_file: string, job_id?: string }
+
+const withJobs = () => bootBashBg({}, { before: async (h) => { await h.ctx.plugin(ToolJobsPlugin, { completionDelivery: 'quiet' }) } })
+
+describe('host jobs', () => {
+  it('makes each shell a bash_bg job: job_list, job_output and job_kill work on it', async () => {
+    host = await withJobs()
+    const agent = host.agent()
+    const mark = marker('jobkill')
+    const started = await execTool(host.ctx, 'bash_bg', { command: `echo first; (exec -a ${mark} sleep 60) & exec -a ${mark} sleep 60`, run_in_background: true }, { agent })
+    const value = started.value as unknown as Bg
+    expect(value.job_id).toBe('bash_bg-1')
+    expect(textOf(started)).toContain(`(pid ${value.pid}, job bash_bg-1)`)
+    expect(host.shells.find('bash_bg-1')?.id).toBe(value.shell_id)
+    expect(host.shells.get(value.shell_id)?.owner).toBe(agent.id)
+
+    const list = await execTool(host.ctx, 'job_list', {}, { agent })
+    expect(JSON.stringify(list.value)).toContain('"kind":"bash_bg"')
+
+    await until(() => host?.shells.get(value.shell_id)?.bytes === 6, 'the first line')
+    await until(() => pidsWithMarker(mark, true).length === 2, 'both processes')
+    const output = await execTool(host.ctx, 'job_output', { job_id: 'bash_bg-1' }, { agent })
+    expect(textOf(output)).toBe('first\n[status: running]')
+
+    const kill = await execTool(host.ctx, 'job_kill', { job_id: 'bash_bg-1' }, { agent })
+    expect(kill.isError).toBe(false)
+    const record = await host.shells.settled(value.shell_id)
+    expect(record.status).toBe('killed')
+    expect(pidsWithMarker(mark)).toEqual([])
+    const snapshot = await host.ctx.jobs.wait(JobId('bash_bg-1'), 5000, agent)
+    expect(snapshot).toMatchObject({ status: 'killed', detail: 'signal: SIGTERM' })
+  })
+
+  it('carries out a kill_shell request stored on the record when the host cancels', async () => {
+    host = await withJobs()
+    const agent = host.agent()
+    const mark = marker('killreq')
+    const started = await execTool(host.ctx, 'bash_bg', { command: `trap '' TERM INT; exec -a ${mark} sleep 60`, run_in_background: true }, { agent })
+    const value = started.value as unknown as Bg
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
+    const record = host.shells.get(value.shell_id)
+    if (record === undefined) throw new Error('no record')
+    record.kill_request = { signal: 'SIGINT', force: true, timeoutMs: 100 }
+    expect(host.ctx.jobs.kill(JobId(value.job_id ?? ''), agent)).toBe('requested')
+    const outcome = await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: false, timeoutMs: 1 })
+    expect(outcome).toMatchObject({ signal_sent: 'SIGINT', force_killed: true, survivors: [] })
+    expect(pidsWithMarker(mark)).toEqual([])
+    expect(await host.ctx.jobs.wait(JobId(value.job_id ?? ''), 5000, agent)).toMatchObject({ status: 'killed', detail: 'signal: SIGKILL' })
+  })
+
+  it('settles the job with the real exit code after the group is empty, and the owner gets the notice', async () => {
+    host = await bootBashBg({}, { before: async (h) => { await h.ctx.plugin(ToolJobsPlugin, {}) } })
+    const agent = host.agent()
+    const started = await execTool(host.ctx, 'bash_bg', { command: '(sleep 0.3; echo child-done) & exit 5', run_in_background: true }, { agent })
+    const value = started.value as unknown as Bg
+    // No job_output/wait here: either would count as reporting and suppress the notice.
+    await host.shells.settled(value.shell_id)
+    // The log was complete when the shell settled.
+    expect(await readFile(value.output_file, 'utf8')).toBe('child-done\n')
+    await until(() => host?.adapter.requests.some((request) => JSON.stringify(request.messages).includes(`background job ${value.job_id} (bash_bg: (sleep 0.3; echo child-done) & exit 5) finished [status: completed, exit code: 5]`)) === true, 'the completion notice')
+    expect(host.ctx.jobs.get(JobId(value.job_id ?? ''), agent)).toMatchObject({ status: 'completed', detail: 'exit code: 5' })
+  })
+
+  it('says in the job detail when the log was capped', async () => {
+    host = await bootBashBg({ maxLogBytes: 500 }, { before: async (h) => { await h.ctx.plugin(ToolJobsPlugin, { completionDelivery: 'quiet' }) } })
+    const agent = host.agent()
+    const started = await execTool(host.ctx, 'bash_bg', { command: 'seq 1 10000', run_in_background: true }, { agent })
+    const value = started.value as unknown as Bg
+    expect(await host.ctx.jobs.wait(JobId(value.job_id ?? ''), 10_000, agent)).toMatchObject({ status: 'completed', detail: 'exit code: 0; log capped at 500 bytes' })
+  })
+
+  it('runs on the registry alone when no job controller serves the caller', async () => {
+    host = await bootBashBg()
+    const agent = host.agent()
+    const started = await execTool(host.ctx, 'bash_bg', { command: 'true', run_in_background: true }, { agent })
+    expect(started.isError).toBe(false)
+    expect(started.value).not.toHaveProperty('job_id')
+    expect(host.ctx.jobs.list(agent)).toEqual([])
+  })
+})
