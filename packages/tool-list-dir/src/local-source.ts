@@ -1,7 +1,14 @@
-import { lstat, readdir, readlink, stat } from 'node:fs/promises'
-import type { Dirent, Stats } from 'node:fs'
+import { lstatSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs'
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { Child, Dir, DirSource, EntryType, LinkMode } from './types.ts'
+
+/**
+ * Stats run synchronously in slices, yielding to the event loop between them: on a 100k-entry
+ * directory one promise per stat costs about 7x `ls -l`, slices of sync stats about 1x.
+ */
+const SLICE = 256
 
 /**
  * The fast path for the local, non-confining provider: one readdir with file types per
@@ -17,10 +24,10 @@ export class LocalSource implements DirSource {
     const children = dirents.map((dirent): Child => ({ name: dirent.name, type: direntType(dirent) }))
     if (links === 'follow') {
       // The seed's plain mode reports what a link points at; only links pay for a stat.
-      await Promise.all(children.map(async (child) => {
-        if (child.type !== 'symlink') return
-        child.type = await stat(join(dir.local as string, child.name)).then(statType, () => 'other' as const)
-      }))
+      await inSlices(children.filter((child) => child.type === 'symlink'), signal, (child) => {
+        const info = statSync(join(dir.local as string, child.name), { throwIfNoEntry: false })
+        child.type = info === undefined ? 'other' : statType(info)
+      })
     }
     return children
   }
@@ -30,20 +37,38 @@ export class LocalSource implements DirSource {
   }
 
   async details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Promise<void> {
-    await Promise.all(children.map(async (child) => {
+    await inSlices(children, signal, (child) => {
       if (!meta && child.type !== 'file') return
       if (meta ? child.mtimeMs !== undefined : child.size !== undefined) return // already fetched to sort
       const path = join(dir.local as string, child.name)
-      const info = await (links === 'keep' || child.type === 'symlink' ? lstat(path) : stat(path)).catch(() => undefined)
+      const follow = links === 'follow' && child.type !== 'symlink'
+      let info: Stats | undefined
+      try {
+        info = follow ? statSync(path, { throwIfNoEntry: false }) : lstatSync(path, { throwIfNoEntry: false })
+      } catch {
+        info = undefined
+      }
       if (info === undefined) return // vanished between readdir and stat: shown without details
       if (child.type === 'file') child.size = info.size
-      if (meta) {
-        child.mtimeMs = info.mtimeMs
-        child.mode = info.mode
-        if (child.type === 'symlink') child.target = await readlink(path).catch(() => undefined) ?? ''
+      if (!meta) return
+      child.mtimeMs = info.mtimeMs
+      child.mode = info.mode
+      if (child.type === 'symlink') {
+        try {
+          child.target = readlinkSync(path)
+        } catch {
+          // replaced between readdir and readlink: shown without a target
+        }
       }
-    }))
+    })
+  }
+}
+
+async function inSlices<T>(items: T[], signal: AbortSignal, each: (item: T) => void): Promise<void> {
+  for (let start = 0; start < items.length; start += SLICE) {
+    if (start > 0) await yieldToLoop()
     signal.throwIfAborted()
+    for (const item of items.slice(start, start + SLICE)) each(item)
   }
 }
 
