@@ -1,0 +1,85 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execTool, textOf, type Host } from '@gencode-ai/testkit'
+import { readHost } from './harness.ts'
+
+let host: Host
+beforeAll(async () => { host = await readHost() })
+afterAll(async () => { await host.dispose() })
+
+async function failure(args: Record<string, unknown>, on: Host = host) {
+  const result = await execTool(on.ctx, 'read_file', args)
+  expect(result.isError).toBe(true)
+  return { text: textOf(result), code: result.isError ? result.error.info?.code : undefined }
+}
+
+describe('errors', () => {
+  it('a missing file suggests up to three near names from the same directory', async () => {
+    await mkdir(join(host.cwd, 'src'))
+    for (const name of ['config.ts', 'config.js', 'Config.tsx', 'confit.ts', 'unrelated.md']) {
+      await writeFile(join(host.cwd, 'src', name), 'x\n')
+    }
+    const path = join(host.cwd, 'src', 'config.txt')
+    expect(await failure({ file_path: 'src/config.txt' })).toEqual({
+      text: `Error: cannot read "${path}": file not found. Did you mean: config.js, config.ts, Config.tsx?`,
+      code: 'FS_NOT_FOUND',
+    })
+  })
+
+  it('a missing file with no near names points to list_directory', async () => {
+    const path = join(host.cwd, 'src', 'zzzzzzzz.py')
+    expect((await failure({ file_path: 'src/zzzzzzzz.py' })).text).toBe(
+      `Error: cannot read "${path}": file not found — use list_directory to see what is in ${join(host.cwd, 'src')}`,
+    )
+  })
+
+  it('a missing directory says so', async () => {
+    const path = join(host.cwd, 'nope', 'a.txt')
+    expect((await failure({ file_path: 'nope/a.txt' })).text).toBe(
+      `Error: cannot read "${path}": file not found (the directory ${join(host.cwd, 'nope')} does not exist)`,
+    )
+  })
+
+  it('a directory points to list_directory', async () => {
+    expect(await failure({ file_path: 'src' })).toEqual({
+      text: `Error: cannot read "${join(host.cwd, 'src')}": it is a directory — use list_directory to see what is in it`,
+      code: 'FS_NOT_REGULAR_FILE',
+    })
+  })
+
+  const binary = (name: string) => `Error: cannot read "${join(host.cwd, name)}": binary file (NUL bytes or not UTF-8/UTF-16 text); read_file reads text, png/jpg/gif/webp/bmp images and .ipynb notebooks`
+
+  it('binary by content (a NUL), whatever the extension', async () => {
+    await writeFile(join(host.cwd, 'data.txt'), Buffer.from([0x61, 0x00, 0x62, 0x0a]))
+    expect(await failure({ file_path: 'data.txt' })).toEqual({ text: binary('data.txt'), code: 'FS_NOT_TEXT' })
+  })
+
+  it('binary by content (undecodable bytes)', async () => {
+    await writeFile(join(host.cwd, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]))
+    expect((await failure({ file_path: 'latin1.txt' })).text).toBe(binary('latin1.txt'))
+  })
+
+  it('an empty file_path, and offset / limit that are not positive', async () => {
+    await writeFile(join(host.cwd, 'ok.txt'), 'a\n')
+    expect(await failure({ file_path: '  ' })).toEqual({ text: 'Error: file_path must not be empty; pass the path of a file', code: 'INVALID_ARGS' })
+    expect((await failure({ file_path: 'ok.txt', offset: 0 })).text).toBe('Error: offset must be a positive integer (got 0); lines and cells are numbered from 1')
+    expect((await failure({ file_path: 'ok.txt', limit: -5 })).text).toBe('Error: limit must be a positive integer (got -5); lines and cells are numbered from 1')
+    // The schema itself rejects a fraction and a missing path (the host's own message).
+    expect((await failure({ file_path: 'ok.txt', offset: 1.5 })).code).toBe('INVALID_ARGS')
+    expect((await failure({})).code).toBe('INVALID_ARGS')
+  })
+
+  it('a notebook over maxFileBytes is refused', async () => {
+    const small = await readHost({ maxFileBytes: 10 })
+    try {
+      await writeFile(join(small.cwd, 'n.ipynb'), '{"cells": []}')
+      expect((await failure({ file_path: 'n.ipynb' }, small))).toEqual({
+        text: `Error: cannot read "${join(small.cwd, 'n.ipynb')}": 13 bytes exceeds maxFileBytes (10) for images and notebooks`,
+        code: 'FS_TOO_LARGE',
+      })
+    } finally {
+      await small.dispose()
+    }
+  })
+})

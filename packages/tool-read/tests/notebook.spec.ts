@@ -1,0 +1,166 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { execTool, textOf, type Host } from '@gencode-ai/testkit'
+import { readHost } from './harness.ts'
+
+let host: Host
+beforeAll(async () => { host = await readHost() })
+afterAll(async () => { await host.dispose() })
+
+const notebook = {
+  nbformat: 4,
+  nbformat_minor: 5,
+  metadata: { kernelspec: { name: 'python3', language: 'python', display_name: 'Python 3' } },
+  cells: [
+    { cell_type: 'markdown', metadata: {}, source: ['# Data Analysis\n', 'This notebook analyzes the sales data.'] },
+    { cell_type: 'code', execution_count: 1, metadata: {}, source: 'import pandas as pd\n', outputs: [] },
+    {
+      cell_type: 'code', execution_count: 2, metadata: {}, source: ['print("hi")\n', 'df.head()'],
+      outputs: [
+        { output_type: 'stream', name: 'stdout', text: ['hi\n'] },
+        { output_type: 'execute_result', execution_count: 2, metadata: {}, data: { 'text/plain': ['   a  b\n', '0  1  2'] } },
+      ],
+    },
+    {
+      cell_type: 'code', execution_count: 3, metadata: {}, source: 'plot()',
+      outputs: [
+        { output_type: 'display_data', metadata: {}, data: { 'image/png': 'iVBORw0KGgo=', 'text/plain': ['<Figure size 640x480>'] } },
+        { output_type: 'display_data', metadata: {}, data: { 'application/json': {} } },
+      ],
+    },
+    {
+      cell_type: 'code', execution_count: 4, metadata: {}, source: '1/0',
+      outputs: [{ output_type: 'error', ename: 'ZeroDivisionError', evalue: 'division by zero', traceback: ['...'] }],
+    },
+    { cell_type: 'code', execution_count: null, metadata: {}, source: 'never_ran()', outputs: [] },
+    { cell_type: 'raw', metadata: {}, source: 'raw text' },
+  ],
+}
+
+const expected = [
+  '# Jupyter Notebook (python)',
+  '# 7 cells',
+  '',
+  '## Cell 1 [markdown]',
+  '# Data Analysis',
+  'This notebook analyzes the sales data.',
+  '',
+  '## Cell 2 [code]',
+  'In [1]:',
+  '```',
+  'import pandas as pd',
+  '```',
+  '',
+  '## Cell 3 [code]',
+  'In [2]:',
+  '```',
+  'print("hi")',
+  'df.head()',
+  '```',
+  '',
+  '**Output:**',
+  'hi',
+  '   a  b',
+  '0  1  2',
+  '',
+  '## Cell 4 [code]',
+  'In [3]:',
+  '```',
+  'plot()',
+  '```',
+  '',
+  '**Output:**',
+  '<Figure size 640x480>',
+  '[Image output]',
+  '[Output data]',
+  '',
+  '## Cell 5 [code]',
+  'In [4]:',
+  '```',
+  '1/0',
+  '```',
+  '',
+  '**Output:**',
+  'Error: ZeroDivisionError: division by zero',
+  '',
+  '## Cell 6 [code]',
+  'In [ ]:',
+  '```',
+  'never_ran()',
+  '```',
+  '',
+  '## Cell 7 [raw]',
+  'raw text',
+].join('\n')
+
+describe('notebooks', () => {
+  it('renders every cell and output type in the seed layout', async () => {
+    await writeFile(join(host.cwd, 'analysis.ipynb'), JSON.stringify(notebook, null, 1))
+    const result = await execTool(host.ctx, 'read_file', { file_path: 'analysis.ipynb' })
+    expect(result.isError).toBe(false)
+    expect(textOf(result)).toBe(expected)
+  })
+
+  it('the canonical value holds the cells', async () => {
+    await writeFile(join(host.cwd, 'value.ipynb'), JSON.stringify(notebook))
+    const result = await execTool(host.ctx, 'read_file', { file_path: 'value.ipynb', offset: 5, limit: 1 })
+    expect(result.isError ? undefined : result.value).toEqual({
+      kind: 'notebook',
+      path: join(host.cwd, 'value.ipynb'),
+      language: 'python',
+      startCell: 5,
+      totalCells: 7,
+      cells: [{ index: 5, type: 'code', execution_count: 4, source: '1/0', outputs: [{ type: 'error', text: 'Error: ZeroDivisionError: division by zero' }] }],
+      byteCapped: false,
+    })
+  })
+
+  it('offset and limit count cells, with a continuation footer', async () => {
+    await writeFile(join(host.cwd, 'paged.ipynb'), JSON.stringify(notebook))
+    const result = await execTool(host.ctx, 'read_file', { file_path: 'paged.ipynb', offset: 2, limit: 1 })
+    expect(textOf(result)).toBe([
+      '# Jupyter Notebook (python)',
+      '# 7 cells',
+      '',
+      '## Cell 2 [code]',
+      'In [1]:',
+      '```',
+      'import pandas as pd',
+      '```',
+      '',
+      '(Showing cells 2-2 of 7. Use offset=3 to continue.)',
+    ].join('\n'))
+    const past = await execTool(host.ctx, 'read_file', { file_path: 'paged.ipynb', offset: 9 })
+    expect(textOf(past)).toBe('# Jupyter Notebook (python)\n# 7 cells\n\n(Offset 9 is past the end: the notebook has 7 cells.)')
+  })
+
+  it('the byte budget stops at a cell boundary', async () => {
+    const big = await readHost({ maxBytes: 1024 })
+    try {
+      const cells = Array.from({ length: 5 }, (_, i) => ({ cell_type: 'markdown', metadata: {}, source: `${i}`.repeat(400) }))
+      await writeFile(join(big.cwd, 'big.ipynb'), JSON.stringify({ metadata: {}, cells }))
+      const text = textOf(await execTool(big.ctx, 'read_file', { file_path: 'big.ipynb' }))
+      expect(text).toBe(`# Jupyter Notebook (unknown)\n# 5 cells\n\n## Cell 1 [markdown]\n${'0'.repeat(400)}\n\n## Cell 2 [markdown]\n${'1'.repeat(400)}\n\n(Showing cells 1-2 of 5. Use offset=3 to continue.)`)
+    } finally {
+      await big.dispose()
+    }
+  })
+
+  const malformed: [string, string, string][] = [
+    ['not JSON', '{"cells": [', 'invalid JSON'],
+    ['no cells', '{"metadata": {}}', '"cells" must be a list'],
+    ['a bad cell type', '{"cells": [{"cell_type": "widget", "source": ""}]}', 'cells[0].cell_type must be "code", "markdown" or "raw" (got "widget")'],
+    ['a bad source', '{"cells": [{"cell_type": "code", "source": 5}]}', 'cells[0].source must be a string or a list of strings'],
+    ['bad outputs', '{"cells": [{"cell_type": "code", "source": "", "outputs": {}}]}', 'cells[0].outputs must be a list'],
+    ['an output without a type', '{"cells": [{"cell_type": "code", "source": "", "outputs": [{}]}]}', 'cells[0].outputs[0].output_type must be a string'],
+  ]
+  for (const [what, content, reason] of malformed) {
+    it(`a malformed notebook (${what}) is a clear error naming what is wrong`, async () => {
+      await writeFile(join(host.cwd, 'bad.ipynb'), content)
+      const result = await execTool(host.ctx, 'read_file', { file_path: 'bad.ipynb' })
+      expect(result.isError).toBe(true)
+      expect(textOf(result)).toContain(`Error: cannot read "${join(host.cwd, 'bad.ipynb')}": malformed notebook: ${reason}`)
+    })
+  }
+})
