@@ -3,3 +3,7 @@ export { ScriptedAdapter, textTurn, toolTurn, type ScriptEntry } from './scripte
 export { runTurn, toolResults, waitForIdle } from './agent.ts'
 export { makeTmpDir, removeTmpDir } from './tmp.ts'
 export { execTool, textOf } from './execute.ts'
+export {
+  bootComposition, bundlePatch, hostRows,
+  type Composition, type CompositionOptions, type LogRecord, type PatchLayer,
+} from './loader.ts'
