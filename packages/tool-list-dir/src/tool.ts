@@ -11,19 +11,19 @@ import type { Listing } from './types.ts'
 export function listDirectoryTool(ctx: Context, config: Config): ToolDefinition {
   return defineTool({
     name: config.toolName,
-    description: 'List a directory: directories first, then files, with sizes and counts.',
+    description: 'List a directory, directories first, with sizes.',
     parameters: {
-      path: { type: 'string', required: true, description: 'Directory, relative to the workspace or absolute.' },
-      ignore: { type: 'array', items: { type: 'string' }, description: 'Basename globs to hide; only * and ? are wildcards.' },
-      recursive: { type: 'boolean', description: 'Show subdirectories as a tree.' },
-      depth: { type: 'integer', description: `Tree levels below path, 1-${MAX_DEPTH}; default 3.` },
-      pattern: { type: 'string', description: 'Glob on the relative path; without / it matches names at any depth.' },
+      path: { type: 'string', required: true },
+      ignore: { type: 'array', items: { type: 'string' }, description: 'Basename globs to hide (* and ? only).' },
+      recursive: { type: 'boolean', description: 'Tree view.' },
+      depth: { type: 'integer', description: `Tree levels, 1-${MAX_DEPTH}, default 3.` },
+      pattern: { type: 'string', description: 'Glob on relative paths; no / matches basenames.' },
       sort: { type: 'string', enum: ['name', 'size', 'modified', 'type'] },
       reverse: { type: 'boolean' },
       directories_only: { type: 'boolean' },
       files_only: { type: 'boolean' },
-      long: { type: 'boolean', description: 'Add modified time, permissions, symlink targets.' },
-      limit: { type: 'integer', description: `Most entries; default and max ${config.maxEntries}.` },
+      long: { type: 'boolean', description: 'Add mtime, permissions, link targets.' },
+      limit: { type: 'integer', description: `Default and max ${config.maxEntries}.` },
     },
     output: {
       schema: LISTING_SCHEMA,
