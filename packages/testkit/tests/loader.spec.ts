@@ -63,10 +63,12 @@ describe('bootComposition', () => {
   })
 
   it('a bad row config fails the boot the way dsh does: the entry and its ValidationError are named', async () => {
-    const boot = bootComposition({
+    // A boot that wrongly succeeds is disposed too, so a failing run leaks no tree.
+    const outcome = await bootComposition({
       patches: [bundlePatch(LIST_DIR), [{ id: 'tool-list-dir', config: { maxEntries: 0 } }]],
-    })
-    await expect(boot).rejects.toThrow(
+    }).then(async (booted) => { await booted.dispose(); return 'booted' }, (error: unknown) => error)
+    expect(outcome).toBeInstanceOf(Error)
+    expect((outcome as Error).message).toMatch(
       /^testkit: plugin tree failed to load: testkit: 1 entry did not activate\n@gencode-ai\/dsh-tool-list-dir: ValidationError: invalid config:\n {2}- \$\.maxEntries expected number >= 1 but got 0/,
     )
   })
