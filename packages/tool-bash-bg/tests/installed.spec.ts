@@ -3,51 +3,51 @@
  * (as the Loader resolves `name`), and a host process whose exit kills every shell.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync, symlinkSync, mkdirSync, existsSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bootHost } from '@gencode-ai/testkit'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type {} from '@deepseek-ai/dsh-tools'
+import { bootComposition, bundlePatch, execTool, textOf, type Composition } from '@gencode-ai/testkit'
 import { marker, pidsWithMarker, until } from './harness.ts'
 
 const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { name: string, exports: { '.': { default: string } }, dsh: { bundle: { patch: string } } }
 const children: ChildProcess[] = []
-
-/** The one row of cordis.patch.yml: `- insert:` then `- id: …` and `name: '…'` (plus optional config). */
-function patchRow(): { id: string, name: string } {
-  const text = readFileSync(join(pkgDir, pkg.dsh.bundle.patch), 'utf8')
-  const id = /^\s+- id: (\S+)$/m.exec(text)?.[1]
-  const name = /^\s+name: '([^']+)'$/m.exec(text)?.[1]
-  expect(/^- insert:$/m.test(text)).toBe(true)
-  if (id === undefined || name === undefined) throw new Error('cordis.patch.yml has no id/name row')
-  return { id, name }
-}
+let comp: Composition | undefined
+afterEach(async () => { await comp?.dispose(); comp = undefined })
 
 beforeAll(() => {
   execFileSync(process.execPath, [join(pkgDir, '../../node_modules/typescript/bin/tsc'), '-b', pkgDir], { stdio: 'inherit' })
-  // The host resolves the row's npm name from node_modules, as an installed plugin is.
-  const scope = join(pkgDir, '../../node_modules/@gencode-ai')
-  mkdirSync(scope, { recursive: true })
-  if (!existsSync(join(scope, 'dsh-tool-bash-bg'))) symlinkSync(pkgDir, join(scope, 'dsh-tool-bash-bg'))
 }, 120_000)
 
 afterAll(() => { for (const child of children) child.kill('SIGKILL') })
 
-describe('cordis.patch.yml row', () => {
-  it('matches package.json and the plugin name, and boots through the built entry', async () => {
-    const row = patchRow()
+describe('cordis.patch.yml row, booted by the Loader as dsh does', () => {
+  it('matches package.json and the plugin name', async () => {
+    const text = readFileSync(join(pkgDir, pkg.dsh.bundle.patch), 'utf8')
     const entry = await import(pathToFileURL(join(pkgDir, pkg.exports['.'].default)).href) as typeof import('../src/index.ts')
-    expect(row).toEqual({ id: entry.name, name: pkg.name })
+    expect(text).toContain(`- insert:\n    - id: ${entry.name}\n      name: '${pkg.name}'\n`)
     expect(Object.keys(entry).sort()).toEqual(['Config', 'apply', 'inject', 'name'])
-    const host = await bootHost()
-    try {
-      await host.ctx.plugin(entry, {})
-      expect(host.ctx.tools.get('bash_bg')).toBeDefined()
-      expect(host.ctx.get('backgroundShells')).toBeDefined()
-    } finally {
-      await host.dispose()
-    }
+  })
+
+  it('enables the tool, the section and the backgroundShells service over the real host rows', async () => {
+    comp = await bootComposition({ patches: [bundlePatch(pkgDir)] })
+    expect(comp.entry('tool-bash-bg')?.options.name).toBe(pkg.name)
+    expect(comp.ctx.get('backgroundShells')?.logDir).toMatch(/dsh-bash-bg-/)
+    expect(textOf(await execTool(comp.ctx, 'bash_bg', { command: 'echo loaded' }))).toBe('loaded\n')
+    expect(comp.logs.filter((log) => log.type === 'error')).toEqual([])
+  })
+
+  it('a `disabled: true` row removes it; a bad row config fails the boot naming the key', async () => {
+    comp = await bootComposition({ patches: [bundlePatch(pkgDir), { yaml: "- id: tool-bash-bg\n  disabled: true\n" }] })
+    expect(comp.ctx.tools.get('bash_bg')).toBeUndefined()
+    expect(comp.ctx.get('backgroundShells')).toBeUndefined()
+    await comp.dispose()
+    comp = undefined
+    const outcome = await bootComposition({ patches: [bundlePatch(pkgDir), [{ id: 'tool-bash-bg', config: { maxLogBytes: 0 } }]] })
+      .then(async (booted) => { await booted.dispose(); return 'booted' }, (error: unknown) => error)
+    expect(String(outcome)).toContain('$.maxLogBytes expected number >= 1 but got 0')
   })
 })
 
