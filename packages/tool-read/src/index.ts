@@ -4,7 +4,7 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-attachment'
 import { Config } from './config.ts'
 import { readFileTool } from './tool.ts'
-import { askOutside } from './workspace.ts'
+import { gateOutside } from './workspace.ts'
 
 export const name = 'tool-read'
 
@@ -17,7 +17,7 @@ export function apply(ctx: Context, config: Config): void {
     ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   }
   ctx.tools.register(readFileTool(ctx, config))
-  if (config.outsideWorkspace === 'ask') {
-    ctx.on('tools/pre-execute', askOutside(ctx, config.toolName))
+  if (config.outsideWorkspace !== 'allow') {
+    ctx.on('tools/pre-execute', gateOutside(ctx, config.toolName, config.outsideWorkspace))
   }
 }

@@ -59,14 +59,8 @@ async function execute(ctx: Context, config: Config, args: ReadArgs, exec: ToolR
   // A limit above the cap is served up to the cap; the footer says how to continue.
   const limit = Math.min(positive(args.limit, 'limit', config.maxEntries), config.maxEntries)
 
-  const placement = await place(ctx, exec, args.file_path)
-  const { target } = placement
-  if (!placement.inside && config.outsideWorkspace === 'deny') {
-    throw new FsError(
-      `cannot read "${target.displayPath}": it is outside the workspace ${placement.root.displayPath} and outsideWorkspace is 'deny'; read files inside the workspace`,
-      'FS_PERMISSION_DENIED',
-    )
-  }
+  // The outside-workspace policy already ran as a tools/pre-execute gate (workspace.ts).
+  const { target } = await place(ctx, exec, args.file_path)
   const info = await statRegular(ctx, exec, target, 'list_directory')
   const path = target.displayPath
   let value: ReadValue

@@ -8,6 +8,7 @@ import type { FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type { PreToolDecision } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-sandbox-policy'
+import type { OutsideWorkspace } from './config.ts'
 
 /**
  * The part of tool-bash-bg's `backgroundShells` service (BackgroundShellRegistry in
@@ -51,17 +52,13 @@ export async function place(ctx: Context, exec: Pick<ToolExecution, 'agent' | 's
   return { target, root, inside: false }
 }
 
-export function outsideReason(toolName: string, placement: Placement): string {
-  return `${toolName} wants to read "${placement.target.displayPath}", outside the workspace ${placement.root.displayPath}`
-}
-
 /**
- * The `ask` policy as a tools/pre-execute listener: our tool's calls that target a path outside
- * the workspace ask for approval (the host turns `ask` into a denial when no approval service
- * is composed). Anything it cannot judge (bad arguments, a failing resolve) passes on to
- * execute, which reports it.
+ * The outside-workspace policy as a tools/pre-execute listener for our tool's calls: `ask` goes
+ * through the host's approval seam (the host turns it into a denial when no approval service is
+ * composed), `deny` refuses. Anything it cannot judge (bad arguments, a failing resolve) passes
+ * on to execute, which reports it.
  */
-export function askOutside(ctx: Context, toolName: string) {
+export function gateOutside(ctx: Context, toolName: string, policy: Exclude<OutsideWorkspace, 'allow'>) {
   return async (exec: ToolExecution, next: () => Promise<PreToolDecision>): Promise<PreToolDecision> => {
     if (exec.name !== toolName) return next()
     const filePath = (exec.arguments as { file_path?: unknown } | null)?.file_path
@@ -73,6 +70,9 @@ export function askOutside(ctx: Context, toolName: string) {
       return next()
     }
     if (placement.inside) return next()
-    return { kind: 'ask', reason: outsideReason(exec.name, placement) }
+    const reason = `${placement.target.displayPath} is outside the workspace ${placement.root.displayPath}`
+    return policy === 'deny'
+      ? { kind: 'deny', reason: `${reason} (outsideWorkspace: deny) — read a file inside the workspace` }
+      : { kind: 'ask', reason }
   }
 }
