@@ -35,9 +35,10 @@ export async function listDirectory(
     throw new FsError(`path "${request.path}" does not exist (${target.displayPath}) — list its parent directory to see what is there`, 'FS_NOT_FOUND')
   }
   if (info.type !== 'directory') {
-    const what = info.type === 'file' ? 'a file' : 'not a directory'
-    const hint = info.type === 'file' ? ' — use read_file to read it' : ''
-    throw new FsError(`path "${request.path}" is ${what}, not a directory (${target.displayPath})${hint}`, 'FS_NOT_DIRECTORY')
+    const message = info.type === 'file'
+      ? `path "${request.path}" is a file, not a directory (${target.displayPath}) — use read_file to read it`
+      : `path "${request.path}" is not a directory (${target.displayPath})`
+    throw new FsError(message, 'FS_NOT_DIRECTORY')
   }
   const root: Dir = { display: target.displayPath, target, local: ctx.fs.processPath(target) }
   const keep = request.recursive || request.long

@@ -160,6 +160,11 @@ describe('errors name the argument and say what would work', () => {
     expect(textOf(result)).toBe(`Error: path "file.txt" is a file, not a directory (${host.cwd}/file.txt) — use read_file to read it`)
   })
 
+  it('a FIFO instead of a directory', async () => {
+    await mkfifo(`${host.cwd}/pipe`)
+    expect(textOf(await list({ path: 'pipe' }))).toBe(`Error: path "pipe" is not a directory (${host.cwd}/pipe)`)
+  })
+
   it('a huge path string is an error, not a crash', async () => {
     const result = await list({ path: 'a/'.repeat(5000) })
     expect(result.isError).toBe(true)
