@@ -5,10 +5,10 @@ import type { ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
 /** Linux exports process start times in USER_HZ ticks, fixed at 100 by the kernel ABI. */
 const USER_HZ = 100
 /**
- * How much later than the record's started_at the leader may appear to have started. The
- * estimate from /proc is good to about 20 ms; the record is stamped just after spawn.
+ * How much later than the record's started_at the leader may appear to have started: the
+ * record is stamped just after spawn() returns, and the /proc estimate is good to ~20 ms.
  */
-const START_SLACK_MS = 1000
+const START_SLACK_MS = 250
 
 interface ProcStat {
   ppid: number
@@ -67,9 +67,10 @@ export function protectedPids(): Set<number> {
 
 /**
  * Refuse to act on a record whose pid could hit the wrong processes: the host or its ancestors
- * (a corrupt or forged record), or a pid the kernel has handed to a newer process after the
- * shell's leader was reaped. While any process of the shell's group lives, the kernel keeps
- * the group id allocated, so a live leader that started after the shell is the reuse signal.
+ * (a corrupt or forged record), or a pid the kernel has handed to a newer process. The kernel
+ * keeps a pid allocated while any process still uses it as a group id, so once the leader has
+ * been reaped a live process with that pid proves the shell's group emptied and the pid was
+ * reused; a live leader that started after the shell did proves the same.
  */
 export function assertSignallable(record: ShellRecord): void {
   if (!Number.isSafeInteger(record.pid) || record.pid <= 1 || protectedPids().has(record.pid)) {
@@ -79,10 +80,12 @@ export function assertSignallable(record: ShellRecord): void {
     )
   }
   const startedAt = processStartedAt(record.pid)
+  if (startedAt === undefined) return
   const recorded = Date.parse(record.started_at)
-  if (startedAt !== undefined && Number.isFinite(recorded) && startedAt > recorded + START_SLACK_MS) {
+  const newer = Number.isFinite(recorded) && startedAt > recorded + START_SLACK_MS
+  if (record.leader_exited_at !== null || newer) {
     throw new HarnessError(
-      `refusing to signal shell ${record.id}: pid ${record.pid} now belongs to a newer process (the shell's leader was reaped and the pid reused); nothing was sent — the shell has exited`,
+      `refusing to signal shell ${record.id}: pid ${record.pid} now belongs to another process (the shell's leader was reaped and its pid reused); nothing was sent — the shell has exited`,
       'SHELL_PID_REUSED',
     )
   }

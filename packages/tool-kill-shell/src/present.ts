@@ -80,7 +80,8 @@ function asValue(meta: JsonValue | undefined): KillShellValue | undefined {
 export function presentResult(result: ToolResult): GenericResultView | undefined {
   if (result.isError) {
     const [block] = result.content
-    const text = block?.type === 'text' ? block.text : ''
+    // The runtime wraps failures as 'Error: <message>'; accept the bare message too.
+    const text = (block?.type === 'text' ? block.text : '').replace(/^Error: /, '')
     if (!text.startsWith('Shell not found:')) return undefined
     const lines = text.split('\n')
     // The seed's layout: the error line and the /tasks hint (the known ids stay in the model text).

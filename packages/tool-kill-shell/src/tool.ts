@@ -44,7 +44,7 @@ export function killShellTool(ctx: Context, config: Config): ToolDefinition {
       if (!(timeoutMs > 0) || timeoutMs > config.maxTimeoutMs) {
         throw invalid(`invalid timeout: expected 1..${config.maxTimeoutMs} ms, got ${JSON.stringify(args.timeout)} — omit it for the default ${config.timeoutMs} ms`)
       }
-      const registry: BackgroundShellRegistry = ctx.backgroundShells
+      const registry = ctx.get('backgroundShells') as BackgroundShellRegistry
       const session = exec.agent?.id ?? ''
       const record = registry.find(id)
       if (record === undefined) {
