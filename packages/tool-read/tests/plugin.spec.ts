@@ -1,0 +1,176 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { open, writeFile } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { bootComposition, bootHost, bundlePatch, execTool, makeTmpDir, removeTmpDir, textOf, type Composition, type Host } from '@gencode-ai/testkit'
+import { DEFAULT_GUIDANCE } from '../src/config.ts'
+import { scanLocalText } from '../src/text-local.ts'
+import { scanTextChunks } from '../src/text-stream.ts'
+import { Read, readHost } from './harness.ts'
+
+const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..')
+const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { name: string, exports: { '.': { default: string } }, dsh: { bundle: { patch: string } } }
+
+let host: Host | undefined
+let comp: Composition | undefined
+afterEach(async () => {
+  await host?.dispose()
+  host = undefined
+  await comp?.dispose()
+  comp = undefined
+})
+
+async function sectionNames(on: Host | Composition): Promise<string[]> {
+  return (await on.ctx.systemPrompt.assemble()).sections.map((section) => section.name)
+}
+
+describe('config', () => {
+  it('defaults live in the schema', () => {
+    expect(Read.Config({})).toEqual({
+      toolName: 'read_file',
+      order: 1150,
+      guidance: DEFAULT_GUIDANCE,
+      maxEntries: 2000,
+      maxLineLength: 2000,
+      maxBytes: 102400,
+      maxFileBytes: 52428800,
+      outsideWorkspace: 'ask',
+    })
+  })
+
+  const bad: [string, Record<string, unknown>, string][] = [
+    ['maxEntries above 100000', { maxEntries: 100001 }, 'maxEntries'],
+    ['maxEntries of 0', { maxEntries: 0 }, 'maxEntries'],
+    ['a fractional maxLineLength', { maxLineLength: 1.5 }, 'maxLineLength'],
+    ['a tiny maxBytes', { maxBytes: 10 }, 'maxBytes'],
+    ['maxFileBytes of 0', { maxFileBytes: 0 }, 'maxFileBytes'],
+    ['an unknown outsideWorkspace', { outsideWorkspace: 'sometimes' }, 'outsideWorkspace'],
+    ['a toolName with spaces', { toolName: 'read file' }, 'toolName'],
+  ]
+  for (const [what, config, key] of bad) {
+    it(`rejects ${what} at load, naming the key`, async () => {
+      host = await bootHost()
+      const error = await host.ctx.plugin(Read, config).then(() => undefined, (caught: unknown) => caught)
+      expect(error).toBeInstanceOf(Error)
+      expect((error as Error).name).toBe('ValidationError')
+      expect(String((error as Error).message)).toContain(key)
+      expect(host.ctx.tools.get(String(config.toolName ?? 'read_file'))).toBeUndefined()
+    })
+  }
+
+  it('toolName renames the tool and its section; an empty guidance registers no section', async () => {
+    host = await readHost({ toolName: 'cat_file', guidance: '' })
+    expect(host.ctx.tools.get('cat_file')).toBeDefined()
+    expect(host.ctx.tools.get('read_file')).toBeUndefined()
+    expect(await sectionNames(host)).not.toContain('tool:cat_file')
+  })
+})
+
+describe('prompt', () => {
+  it('registers the guidance section and a terse schema (tool schema JSON + guidance within ~165 tokens)', async () => {
+    host = await readHost()
+    const prompt = await host.ctx.systemPrompt.assemble()
+    const section = prompt.sections.find((entry) => entry.name === 'tool:read_file')
+    expect(section?.text).toBe(DEFAULT_GUIDANCE)
+    const tool = host.ctx.tools.get('read_file')!
+    const schema = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
+    // chars/4 approximates the DeepSeek V3 tokenizer on English + JSON; measured value in the README.
+    expect(Math.ceil((schema.length + DEFAULT_GUIDANCE.length) / 4)).toBeLessThanOrEqual(165)
+  })
+})
+
+describe('lifecycle', () => {
+  it('dispose removes the tool, the section and the pre-execute gate', async () => {
+    host = await readHost()
+    const fiber = await host.ctx.plugin(Read, { toolName: 'read_two' })
+    expect(host.ctx.tools.get('read_two')).toBeDefined()
+    expect(await sectionNames(host)).toContain('tool:read_two')
+    await fiber.dispose()
+    expect(host.ctx.tools.get('read_two')).toBeUndefined()
+    expect(await sectionNames(host)).not.toContain('tool:read_two')
+    expect(await sectionNames(host)).toContain('tool:read_file')
+  })
+
+  it('a pre-aborted call never dispatches', async () => {
+    host = await readHost()
+    await writeFile(join(host.cwd, 'a.txt'), 'a\n')
+    const controller = new AbortController()
+    controller.abort()
+    const result = await execTool(host.ctx, 'read_file', { file_path: 'a.txt' }, { signal: controller.signal })
+    expect(result.isError).toBe(true)
+    expect(result.isError ? result.error.info?.code : undefined).toBe('ABORTED_BEFORE_DISPATCH')
+  })
+
+  it('an abort during a long read stops it', async () => {
+    host = await readHost()
+    const path = join(host.cwd, 'long.txt')
+    const handle = await open(path, 'w')
+    const block = Buffer.from('x'.repeat(63) + '\n').toString().repeat(16384)
+    for (let i = 0; i < 40; i++) await handle.write(block)
+    await handle.close()
+    const controller = new AbortController()
+    // Abort as soon as the body is running: the scan sees it between chunks.
+    host.ctx.on('tools/execute', async (_exec, next) => {
+      const running = next()
+      controller.abort()
+      return running
+    })
+    const result = await execTool(host.ctx, 'read_file', { file_path: 'long.txt', offset: 600000 }, { signal: controller.signal })
+    expect(result.isError).toBe(true)
+    expect(result.isError ? result.error.info?.code : undefined).toBe('FS_ABORTED')
+    expect(textOf(result)).toMatch(/^Error: \w+ aborted$/)
+  })
+
+  it('both scanners stop between chunks once the signal is aborted mid-scan', async () => {
+    host = await readHost()
+    const path = join(host.cwd, 'mid.txt')
+    await writeFile(path, 'line\n'.repeat(400_000))
+    // A signal that turns aborted after its first check: the scan is then under way.
+    const lateSignal = () => {
+      let checks = 0
+      return { get aborted() { return ++checks > 1 } } as AbortSignal
+    }
+    const request = { offset: 300_000, limit: 10, maxLineLength: 2000, maxBytes: 102400 }
+    await expect(scanLocalText(path, request, undefined, lateSignal())).rejects.toThrow('read aborted')
+    const chunks = ['a\n'.repeat(10), 'b\n'.repeat(10), 'c\n']
+    await expect(scanTextChunks(chunks, request, undefined, lateSignal())).rejects.toThrow('read aborted')
+  })
+})
+
+describe('cordis.patch.yml row, booted by the Loader as dsh does', () => {
+  beforeAll(() => {
+    execFileSync(process.execPath, [join(pkgDir, '../../node_modules/typescript/bin/tsc'), '-b', pkgDir], { stdio: 'inherit' })
+  }, 120_000)
+
+  it('matches package.json and the plugin name; named exports only', async () => {
+    const text = readFileSync(join(pkgDir, pkg.dsh.bundle.patch), 'utf8')
+    const entry = await import(pathToFileURL(join(pkgDir, pkg.exports['.'].default)).href) as typeof import('../src/index.ts')
+    expect(text).toContain(`- insert:\n    - id: ${entry.name}\n      name: '${pkg.name}'\n`)
+    expect(Object.keys(entry).sort()).toEqual(['Config', 'apply', 'inject', 'name'])
+  })
+
+  it('enables read_file and its section over the real host rows; a disabled row removes it', async () => {
+    const cwd = await makeTmpDir()
+    await writeFile(join(cwd, 'row.txt'), 'loaded by the Loader\n')
+    comp = await bootComposition({ cwd, patches: [bundlePatch(pkgDir)] })
+    expect(comp.entry('tool-read')?.options.name).toBe(pkg.name)
+    expect(comp.ctx.tools.get('read_file')).toBeDefined()
+    expect(await sectionNames(comp)).toContain('tool:read_file')
+    const result = await execTool(comp.ctx, 'read_file', { file_path: 'row.txt' })
+    expect(textOf(result)).toBe('1\tloaded by the Loader')
+    expect(comp.logs.filter((log) => log.type === 'error')).toEqual([])
+    await comp.dispose()
+    comp = await bootComposition({ patches: [bundlePatch(pkgDir), { yaml: '- id: tool-read\n  disabled: true\n' }] })
+    expect(comp.ctx.tools.get('read_file')).toBeUndefined()
+    expect(await sectionNames(comp)).not.toContain('tool:read_file')
+    await removeTmpDir(cwd)
+  })
+
+  it('a bad row config fails the boot naming the key', async () => {
+    const outcome = await bootComposition({ patches: [bundlePatch(pkgDir), [{ id: 'tool-read', config: { maxEntries: 0 } }]] })
+      .then(async (booted) => { await booted.dispose(); return 'booted' }, (error: unknown) => error)
+    expect(String(outcome)).toContain('maxEntries')
+  })
+})
