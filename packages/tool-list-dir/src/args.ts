@@ -5,6 +5,8 @@ import type { SortKey } from './sort.ts'
 
 export const DEFAULT_DEPTH = 3
 export const MAX_DEPTH = 10
+/** PATH_MAX on Linux. */
+export const MAX_PATH_LENGTH = 4096
 
 /** The arguments as the model sends them (types already checked by the tool pipeline). */
 export interface ListArgs {
@@ -44,6 +46,9 @@ const EXTENSIONS = ['recursive', 'depth', 'pattern', 'sort', 'reverse', 'directo
 export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
   if (args.path.trim() === '') throw argumentError('path must name a directory — use "." for the workspace root')
   if (args.path.includes('\0')) throw argumentError('path must not contain a NUL character')
+  if (args.path.length > MAX_PATH_LENGTH) {
+    throw argumentError(`path is ${args.path.length} characters; paths have at most ${MAX_PATH_LENGTH} — pass a shorter or relative path`)
+  }
   if (args.recursive === false && args.depth !== undefined) {
     throw argumentError(`depth ${args.depth} needs recursive=true — drop depth, or set recursive=true`)
   }

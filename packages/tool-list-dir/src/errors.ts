@@ -1,6 +1,14 @@
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 
+/** Longest glob accepted in `pattern` or `ignore`: far past any real one, short of regex limits. */
+export const MAX_GLOB_LENGTH = 1024
+
 /** A bad argument: the message names the argument and what would work. */
-export function argumentError(message: string): HarnessError {
-  return new HarnessError(message, 'INVALID_ARGS')
+export function argumentError(message: string, options?: ErrorOptions): HarnessError {
+  return new HarnessError(message, 'INVALID_ARGS', options)
+}
+
+/** A value echoed into a message, quoted and cut so a huge argument never floods the result. */
+export function quoted(value: string, max = 120): string {
+  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value)
 }

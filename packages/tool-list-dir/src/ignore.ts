@@ -1,14 +1,25 @@
+import { argumentError, MAX_GLOB_LENGTH, quoted } from './errors.ts'
+
 /**
  * Basename globs where only `*` and `?` are wildcards and every other character is literal
  * (`[`, `{`, `!` match themselves) — the meaning qwen-code's list_directory gives `ignore`.
  */
 export function ignoreMatcher(patterns: readonly string[]): (name: string) => boolean {
   if (patterns.length === 0) return () => false
-  const sources = patterns.map((pattern) => Array.from(pattern, (char) => {
-    if (char === '*') return '.*'
-    if (char === '?') return '.'
-    return char.replace(/[.+^${}()|[\]\\/-]/g, '\\$&')
-  }).join(''))
-  const regex = new RegExp(`^(?:${sources.join('|')})$`, 'su')
-  return (name) => regex.test(name)
+  const regexes = patterns.map((pattern, index) => {
+    if (pattern.length > MAX_GLOB_LENGTH) {
+      throw argumentError(`ignore[${index}] is ${pattern.length} characters; a basename glob has at most ${MAX_GLOB_LENGTH}`)
+    }
+    const source = Array.from(pattern, (char) => {
+      if (char === '*') return '.*'
+      if (char === '?') return '.'
+      return char.replace(/[.+^${}()|[\]\\/-]/g, '\\$&')
+    }).join('')
+    try {
+      return new RegExp(`^${source}$`, 'su')
+    } catch {
+      throw argumentError(`ignore[${index}] ${quoted(pattern)} cannot be used as a glob — use names with * and ? only`)
+    }
+  })
+  return (name) => regexes.some((regex) => regex.test(name))
 }

@@ -4,6 +4,7 @@ import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { fileURLToPath } from 'node:url'
 import type { ListRequest } from './args.ts'
 import { LocalSource } from './local-source.ts'
+import { quoted } from './errors.ts'
 import { permissionString } from './permissions.ts'
 import { ProviderSource } from './provider-source.ts'
 import type { Dir, DirSource, Entry, Listing } from './types.ts'
@@ -29,15 +30,14 @@ export async function listDirectory(
   request: ListRequest,
   sourceFor: (root: Dir) => DirSource = (root) => chooseSource(ctx, root),
 ): Promise<Listing> {
-  const { target } = await place(ctx, exec, request.path)
-  const info = await ctx.fs.stat(target, exec.signal)
+  const { target, info } = await locate(ctx, exec, request.path)
   if (info === undefined) {
-    throw new FsError(`path "${request.path}" does not exist (${target.displayPath}) — list its parent directory to see what is there`, 'FS_NOT_FOUND')
+    throw new FsError(`path ${quoted(request.path)} does not exist (${target.displayPath}) — list its parent directory to see what is there`, 'FS_NOT_FOUND')
   }
   if (info.type !== 'directory') {
     const message = info.type === 'file'
-      ? `path "${request.path}" is a file, not a directory (${target.displayPath}) — use read_file to read it`
-      : `path "${request.path}" is not a directory (${target.displayPath})`
+      ? `path ${quoted(request.path)} is a file, not a directory (${target.displayPath}) — use read_file to read it`
+      : `path ${quoted(request.path)} is not a directory (${target.displayPath})`
     throw new FsError(message, 'FS_NOT_DIRECTORY')
   }
   const root: Dir = { display: target.displayPath, target, local: ctx.fs.processPath(target) }
@@ -84,6 +84,20 @@ export async function listDirectory(
   if (result.filtered > 0) value.filtered = result.filtered
   if (result.partial) value.partial = true
   return value
+}
+
+/** Resolve and stat the listed path; an OS error here names the path argument. */
+async function locate(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal'>, path: string) {
+  try {
+    const { target } = await place(ctx, exec, path)
+    return { target, info: await ctx.fs.stat(target, exec.signal) }
+  } catch (error) {
+    exec.signal.throwIfAborted()
+    const code = (error as { code?: string }).code
+    if (error instanceof FsError || code === undefined) throw error
+    const reason = code === 'ENAMETOOLONG' ? 'a name in it is too long' : code === 'ELOOP' ? 'it loops through symlinks' : code
+    throw new FsError(`path ${quoted(path)} cannot be listed: ${reason}`, code === 'EACCES' ? 'FS_PERMISSION_DENIED' : 'FS_IO_ERROR', { cause: error })
+  }
 }
 
 function rootError(error: unknown, display: string): unknown {

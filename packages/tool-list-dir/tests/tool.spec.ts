@@ -1,3 +1,4 @@
+import { symlink } from 'node:fs/promises'
 import { mkfifo } from './fifo.ts'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
@@ -165,9 +166,21 @@ describe('errors name the argument and say what would work', () => {
     expect(textOf(await list({ path: 'pipe' }))).toBe(`Error: path "pipe" is not a directory (${host.cwd}/pipe)`)
   })
 
-  it('a huge path string is an error, not a crash', async () => {
-    const result = await list({ path: 'a/'.repeat(5000) })
-    expect(result.isError).toBe(true)
+  it('a huge path string is a clear error that does not echo it whole', async () => {
+    expect(textOf(await list({ path: 'a/'.repeat(5000) }))).toBe('Error: path is 10000 characters; paths have at most 4096 — pass a shorter or relative path')
+    const long = await list({ path: 'x'.repeat(300) })
+    expect(textOf(long)).toBe(`Error: path "${'x'.repeat(120)}…" cannot be listed: a name in it is too long`)
+  })
+
+  it('a symlink loop as the path', async () => {
+    await symlink('l2', `${host.cwd}/l1`)
+    await symlink('l1', `${host.cwd}/l2`)
+    expect(textOf(await list({ path: 'l1' }))).toBe('Error: path "l1" cannot be listed: it loops through symlinks')
+  })
+
+  it('huge globs are refused, naming the argument', async () => {
+    expect(textOf(await list({ path: '.', pattern: 'x'.repeat(70_000) }))).toBe('Error: pattern is 70000 characters; a glob has at most 1024 — try e.g. "*.ts"')
+    expect(textOf(await list({ path: '.', ignore: ['ok', 'y'.repeat(5000)] }))).toBe('Error: ignore[1] is 5000 characters; a basename glob has at most 1024')
   })
 })
 

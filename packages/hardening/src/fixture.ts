@@ -1,0 +1,20 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+
+/** A small workspace with the usual suspects: nesting, hidden files, unicode, links in and out, a loop. */
+export async function makeFixture(root: string): Promise<void> {
+  await mkdir(join(root, 'src/cli/deep/deeper'), { recursive: true })
+  await mkdir(join(root, '.git'), { recursive: true })
+  await mkdir(join(root, 'dossier é'), { recursive: true })
+  await writeFile(join(root, 'src/index.ts'), 'export {}\n')
+  await writeFile(join(root, 'src/cli/ui.ts'), 'x'.repeat(500))
+  await writeFile(join(root, 'README.md'), '# hi\n')
+  await writeFile(join(root, '.env'), 'SECRET=1\n')
+  await writeFile(join(root, 'dossier é/文件.txt'), 'ü\n')
+  await writeFile(join(root, 'no-newline.txt'), 'last line')
+  await writeFile(join(root, 'empty.txt'), '')
+  await symlink('src', join(root, 'link-in'))
+  await symlink('/etc', join(root, 'link-out'))
+  await symlink('..', join(root, 'src/cli/loop'))
+  await symlink('missing', join(root, 'dangling'))
+}

@@ -1,0 +1,60 @@
+import fc from 'fast-check'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
+import * as ListDir from '../../tool-list-dir/src/index.ts'
+import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
+import { runs, withinMs } from '../src/budget.ts'
+import { makeFixture } from '../src/fixture.ts'
+
+let host: Host
+beforeAll(async () => {
+  host = await bootHost()
+  await host.ctx.plugin(ListDir, {})
+  await makeFixture(host.cwd)
+})
+afterAll(async () => { await host.dispose() })
+
+const PARAMS = ['path', 'ignore', 'recursive', 'depth', 'pattern', 'sort', 'reverse', 'directories_only', 'files_only', 'long', 'limit']
+
+const sometimes = <T>(good: fc.Arbitrary<T>, nasty: fc.Arbitrary<unknown>) => fc.oneof({ weight: 6, arbitrary: good }, { weight: 1, arbitrary: nasty })
+
+const listArgs = argsFor({
+  path: sometimes(fc.constantFrom('.', 'src', 'src/cli', 'dossier é', '.git', 'link-in', 'link-out', 'README.md', 'nope', '/etc', '..'), nastyString),
+  ignore: fc.array(sometimes(fc.constantFrom('*.ts', '.*', 'src', '?', '[x]', '{a,b}'), nastyString), { maxLength: 4 }),
+  recursive: fc.boolean(),
+  depth: sometimes(fc.integer({ min: 1, max: 10 }), nastyNumber),
+  pattern: sometimes(fc.constantFrom('*.ts', '**/*.md', 'src/**', '*', '{a,b', '文件*'), nastyString),
+  sort: fc.oneof(fc.constantFrom('name', 'size', 'modified', 'type'), nastyString),
+  reverse: fc.boolean(),
+  directories_only: fc.boolean(),
+  files_only: fc.boolean(),
+  long: fc.boolean(),
+  limit: sometimes(fc.integer({ min: 1, max: 100 }), nastyNumber),
+}, ['path'])
+
+it('list_directory: generated arguments never throw past the pipeline, hang, or give an error that names nothing', async () => {
+  const tally = { calls: 0, ok: 0, errors: 0 }
+  await fc.assert(fc.asyncProperty(listArgs, async (args) => {
+    const result = await withinMs(20_000, `list_directory ${JSON.stringify(args)?.slice(0, 200)}`, execTool(host.ctx, 'list_directory', args))
+    tally.calls++
+    if (!result.isError) {
+      tally.ok++
+      expect(textOf(result).length).toBeGreaterThan(0)
+      return
+    }
+    tally.errors++
+    const text = textOf(result)
+    if (process.env.FUZZ_SHOW === '1') console.log(text.slice(0, 160))
+    expect(text.startsWith('Error: ')).toBe(true)
+    const path = (args as { path?: unknown } | null)?.path
+    const namesSomething = PARAMS.some((param) => text.includes(param))
+      || (typeof path === 'string' && path !== '' && text.includes(path.slice(0, 20)))
+      || text.includes('outside the workspace')
+      || text.includes('invalid arguments')
+      // the host pipeline's own refusal, before any tool runs (e.g. -0 from JSON.parse('-0'))
+      || text.includes('must be losslessly JSON-serializable')
+    expect(namesSomething, text).toBe(true)
+  }), { numRuns: runs(10_000, 1_000) })
+  console.log(`list_directory fuzz: ${tally.calls} calls, ${tally.ok} results, ${tally.errors} clear errors`)
+  expect(tally.calls).toBe(runs(10_000, 1_000))
+})
