@@ -10,8 +10,7 @@ export interface Config {
 }
 
 /** Short and name-free (toolName is configurable): schema + guidance must stay within ~150 prompt tokens. */
-export const DEFAULT_GUIDANCE = 'Stop background shells you no longer need. '
-  + 'If a kill reports survivors, retry with signal SIGKILL.'
+export const DEFAULT_GUIDANCE = 'Stop background shells you no longer need before you finish.'
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   toolName: Schema.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('kill_shell')

@@ -23,10 +23,10 @@ function visibleTo(record: ShellRecord, session: string): boolean {
 export function killShellTool(ctx: Context, config: Config): ToolDefinition {
   return defineTool({
     name: config.toolName,
-    description: 'Stop a background shell and its whole process group. Reports survivors (pids still alive).',
+    description: 'Stop a background shell and its whole process group; reports survivors.',
     parameters: {
-      shell_id: { type: 'string', required: true, description: 'Shell id (bg-…) or its job id' },
-      signal: { type: 'string', enum: SIGNALS, description: 'First signal; default SIGTERM' },
+      shell_id: { type: 'string', required: true, description: 'Shell id or job id' },
+      signal: { type: 'string', enum: SIGNALS, description: 'Default SIGTERM' },
       force: { type: 'boolean', description: 'SIGKILL after timeout; default true' },
       timeout: { type: 'integer', description: `ms before SIGKILL; default ${config.timeoutMs}, max ${config.maxTimeoutMs}` },
     },

@@ -1,0 +1,174 @@
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import * as BashBg from '../../tool-bash-bg/src/index.ts'
+import { bootComposition, bootHost, bundlePatch, execTool, textOf, type Composition, type Host } from '@gencode-ai/testkit'
+import { DEFAULT_GUIDANCE } from '../src/config.ts'
+import * as KillShell from '../src/index.ts'
+import { alive, bootKs, marker, pidsWithArgv0, startBg, until } from './harness.ts'
+
+const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..')
+const bashBgDir = join(pkgDir, '../tool-bash-bg')
+const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { name: string, exports: { '.': { default: string } }, dsh: { bundle: { patch: string } } }
+
+let host: Host | undefined
+let comp: Composition | undefined
+afterEach(async () => {
+  await host?.dispose()
+  host = undefined
+  await comp?.dispose()
+  comp = undefined
+})
+
+async function sectionNames(on: Host | Composition): Promise<string[]> {
+  return (await on.ctx.systemPrompt.assemble()).sections.map((section) => section.name)
+}
+
+describe('config', () => {
+  it('defaults live in the schema', () => {
+    expect(KillShell.Config({})).toEqual({
+      toolName: 'kill_shell', guidance: DEFAULT_GUIDANCE, order: 1650, maxEntries: 10, timeoutMs: 5000, maxTimeoutMs: 60000,
+    })
+  })
+
+  const bad: [string, Record<string, unknown>, string][] = [
+    ['maxEntries of 0', { maxEntries: 0 }, 'maxEntries'],
+    ['a fractional timeoutMs', { timeoutMs: 2.5 }, 'timeoutMs'],
+    ['a negative maxTimeoutMs', { maxTimeoutMs: -1 }, 'maxTimeoutMs'],
+    ['a toolName with spaces', { toolName: 'kill shell' }, 'toolName'],
+    ['a non-numeric order', { order: 'late' }, 'order'],
+  ]
+  for (const [what, config, key] of bad) {
+    it(`rejects ${what} at load with a ValidationError naming the key`, async () => {
+      host = await bootHost()
+      await host.ctx.plugin(BashBg, {})
+      const error = await host.ctx.plugin(KillShell, config).then(() => undefined, (caught: unknown) => caught)
+      expect((error as Error).name).toBe('ValidationError')
+      expect(String((error as Error).message)).toContain(key)
+      expect(host.ctx.tools.get('kill_shell')).toBeUndefined()
+    })
+  }
+
+  it('rejects a default timeout above the maximum, naming both keys', async () => {
+    host = await bootHost()
+    await host.ctx.plugin(BashBg, {})
+    const error = await host.ctx.plugin(KillShell, { timeoutMs: 70_000 }).then(() => undefined, (caught: unknown) => caught)
+    expect(String((error as Error).message)).toBe('invalid tool-kill-shell config: timeoutMs (70000) exceeds maxTimeoutMs (60000) — lower timeoutMs or raise maxTimeoutMs')
+    expect(host.ctx.tools.get('kill_shell')).toBeUndefined()
+  })
+
+  it('toolName renames the tool and its section; an empty guidance registers none', async () => {
+    host = await bootKs({ killShell: { toolName: 'stop_shell' } })
+    expect(host.ctx.tools.get('stop_shell')).toBeDefined()
+    expect(host.ctx.tools.get('kill_shell')).toBeUndefined()
+    expect(await sectionNames(host)).toContain('tool:stop_shell')
+    await host.dispose()
+    host = await bootKs({ killShell: { guidance: '' } })
+    expect(await sectionNames(host)).not.toContain('tool:kill_shell')
+    expect(host.ctx.tools.get('kill_shell')).toBeDefined()
+  })
+
+  it('the schema states the configured default and maximum timeout', async () => {
+    host = await bootKs({ killShell: { timeoutMs: 2000, maxTimeoutMs: 9000 } })
+    const timeout = (host.ctx.tools.get('kill_shell')?.parameters as { properties: { timeout: { description: string } } }).properties.timeout
+    expect(timeout.description).toBe('ms before SIGKILL; default 2000, max 9000')
+  })
+})
+
+describe('composition', () => {
+  it('without tool-bash-bg it is never applied; it appears once the registry does', async () => {
+    host = await bootHost()
+    await host.ctx.plugin(KillShell, {})
+    expect(host.ctx.tools.get('kill_shell')).toBeUndefined()
+    await host.ctx.plugin(BashBg, {})
+    await until(() => host?.ctx.tools.get('kill_shell') !== undefined, 'kill_shell to be applied')
+    expect(await sectionNames(host)).toContain('tool:kill_shell')
+  })
+
+  it('prompt: the section sits by its order, and schema JSON + guidance stay within ~150 tokens', async () => {
+    host = await bootKs()
+    host.ctx.systemPrompt.section({ name: 'probe:before', order: 1649, text: 'before' })
+    host.ctx.systemPrompt.section({ name: 'probe:after', order: 1651, text: 'after' })
+    const names = await sectionNames(host)
+    expect(names.indexOf('probe:before')).toBeLessThan(names.indexOf('tool:kill_shell'))
+    expect(names.indexOf('tool:kill_shell')).toBeLessThan(names.indexOf('probe:after'))
+    const prompt = await host.ctx.systemPrompt.assemble()
+    expect(prompt.sections.find((section) => section.name === 'tool:kill_shell')?.text).toBe(DEFAULT_GUIDANCE)
+    const tool = host.ctx.tools.get('kill_shell')!
+    const schema = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
+    // chars/4 approximates the DeepSeek V3 tokenizer on English + JSON; the measured value is in the README.
+    expect(Math.ceil((schema.length + DEFAULT_GUIDANCE.length) / 4)).toBeLessThanOrEqual(150)
+  })
+
+  it('dispose removes the tool and the section; the shells stay with their registry', async () => {
+    host = await bootKs()
+    const fiber = await host.ctx.plugin(KillShell, { toolName: 'kill_two' })
+    expect(host.ctx.tools.get('kill_two')).toBeDefined()
+    expect(await sectionNames(host)).toContain('tool:kill_two')
+    const bg = await startBg(host, 'sleep 60')
+    await fiber.dispose()
+    expect(host.ctx.tools.get('kill_two')).toBeUndefined()
+    expect(await sectionNames(host)).not.toContain('tool:kill_two')
+    expect(host.ctx.tools.get('kill_shell')).toBeDefined()
+    // kill-shell starts nothing, so it stops nothing: the shell is bash-bg's to stop.
+    expect(alive(bg.pid)).toBe(true)
+  })
+
+  it('disposing the host after a kill that left survivors leaves no orphans', async () => {
+    const ks = await bootKs()
+    host = ks
+    const mark = marker('orphan')
+    const bg = await startBg(ks, `trap '' TERM; while :; do exec -a ${mark} sleep 1 & wait; done`)
+    await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
+    const result = await execTool(ks.ctx, 'kill_shell', { shell_id: bg.shell_id, force: false, timeout: 100 })
+    expect(result.value).toMatchObject({ success: false, outcome: 'survivors' })
+    host = undefined
+    const disposed = await Promise.race([ks.dispose().then(() => true), new Promise((resolve) => setTimeout(resolve, 15_000, false))])
+    const left = [...pidsWithArgv0(mark), ...(alive(bg.pid) ? [bg.pid] : [])]
+    for (const pid of left) process.kill(pid, 'SIGKILL')
+    expect(disposed, 'host dispose finished').toBe(true)
+    expect(left).toEqual([])
+  })
+})
+
+describe('cordis.patch.yml row, booted by the Loader as dsh does', () => {
+  beforeAll(() => {
+    execFileSync(process.execPath, [join(pkgDir, '../../node_modules/typescript/bin/tsc'), '-b', pkgDir], { stdio: 'inherit' })
+  }, 120_000)
+
+  it('matches package.json and the plugin name; named exports only', async () => {
+    const text = readFileSync(join(pkgDir, pkg.dsh.bundle.patch), 'utf8')
+    const entry = await import(pathToFileURL(join(pkgDir, pkg.exports['.'].default)).href) as typeof import('../src/index.ts')
+    expect(text).toContain(`- insert:\n    - id: ${entry.name}\n      name: '${pkg.name}'\n`)
+    expect(Object.keys(entry).sort()).toEqual(['Config', 'apply', 'inject', 'name'])
+  })
+
+  it('with the bash-bg row it enables kill_shell, which stops a shell; a disabled row removes it', async () => {
+    comp = await bootComposition({ patches: [bundlePatch(bashBgDir), bundlePatch(pkgDir)] })
+    expect(comp.entry('tool-kill-shell')?.options.name).toBe(pkg.name)
+    expect(await sectionNames(comp)).toContain('tool:kill_shell')
+    const bg = await startBg(comp as unknown as Host, 'sleep 60')
+    const result = await execTool(comp.ctx, 'kill_shell', { shell_id: bg.shell_id })
+    expect(textOf(result)).toMatch(new RegExp(`^Stopped ${bg.shell_id}: sent SIGTERM;`))
+    expect(alive(bg.pid)).toBe(false)
+    expect(comp.logs.filter((log) => log.type === 'error')).toEqual([])
+    await comp.dispose()
+    comp = await bootComposition({ patches: [bundlePatch(bashBgDir), bundlePatch(pkgDir), { yaml: "- id: tool-kill-shell\n  disabled: true\n" }] })
+    expect(comp.ctx.tools.get('kill_shell')).toBeUndefined()
+    expect(comp.ctx.tools.get('bash_bg')).toBeDefined()
+  })
+
+  it('without the bash-bg row the row never activates, and dsh refuses the boot', async () => {
+    const outcome = await bootComposition({ patches: [bundlePatch(pkgDir)] })
+      .then(async (booted) => { await booted.dispose(); return 'booted' }, (error: unknown) => String(error))
+    expect(outcome).toContain('tool-kill-shell')
+  })
+
+  it('a bad row config fails the boot naming the key', async () => {
+    const outcome = await bootComposition({ patches: [bundlePatch(bashBgDir), bundlePatch(pkgDir), [{ id: 'tool-kill-shell', config: { maxEntries: 0 } }]] })
+      .then(async (booted) => { await booted.dispose(); return 'booted' }, (error: unknown) => String(error))
+    expect(outcome).toContain('maxEntries')
+  })
+})
