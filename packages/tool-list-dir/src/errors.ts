@@ -1,4 +1,5 @@
 import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { FsError } from '@deepseek-ai/dsh-fs'
 
 /** Longest glob accepted in `pattern` or `ignore`: far past any real one, short of regex limits. */
 export const MAX_GLOB_LENGTH = 1024
@@ -11,4 +12,9 @@ export function argumentError(message: string, options?: ErrorOptions): HarnessE
 /** A value echoed into a message, quoted and cut so a huge argument never floods the result. */
 export function quoted(value: string, max = 120): string {
   return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value)
+}
+
+/** Cancellation in the host's vocabulary (as ctx.fs reports it), so the result carries FS_ABORTED. */
+export function checkAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw new FsError('list_directory was aborted', 'FS_ABORTED')
 }

@@ -4,7 +4,7 @@ import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { fileURLToPath } from 'node:url'
 import type { ListRequest } from './args.ts'
 import { LocalSource } from './local-source.ts'
-import { quoted } from './errors.ts'
+import { checkAborted, quoted } from './errors.ts'
 import { permissionString } from './permissions.ts'
 import { ProviderSource } from './provider-source.ts'
 import type { Dir, DirSource, Entry, Listing } from './types.ts'
@@ -57,7 +57,7 @@ export async function listDirectory(
       signal: exec.signal,
     })
   } catch (error) {
-    exec.signal.throwIfAborted()
+    checkAborted(exec.signal)
     throw rootError(error, target.displayPath)
   }
   const entries = result.shown.map(({ child, rel }): Entry => {
@@ -92,7 +92,7 @@ async function locate(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal'
     const { target } = await place(ctx, exec, path)
     return { target, info: await ctx.fs.stat(target, exec.signal) }
   } catch (error) {
-    exec.signal.throwIfAborted()
+    checkAborted(exec.signal)
     const code = (error as { code?: string }).code
     if (error instanceof FsError || code === undefined) throw error
     const reason = code === 'ENAMETOOLONG' ? 'a name in it is too long' : code === 'ELOOP' ? 'it loops through symlinks' : code

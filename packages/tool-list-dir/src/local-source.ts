@@ -2,6 +2,7 @@ import { lstatSync, readlinkSync, statSync, type Dirent, type Stats } from 'node
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import { checkAborted } from './errors.ts'
 import type { Child, Dir, DirSource, EntryType, LinkMode } from './types.ts'
 
 /**
@@ -20,7 +21,7 @@ export class LocalSource implements DirSource {
 
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
     const dirents = await readdir(dir.local as string, { withFileTypes: true })
-    signal.throwIfAborted()
+    checkAborted(signal)
     const children = dirents.map((dirent): Child => ({ name: dirent.name, type: direntType(dirent) }))
     if (links === 'follow') {
       // The seed's plain mode reports what a link points at; only links pay for a stat.
@@ -67,7 +68,7 @@ export class LocalSource implements DirSource {
 async function inSlices<T>(items: T[], signal: AbortSignal, each: (item: T) => void): Promise<void> {
   for (let start = 0; start < items.length; start += SLICE) {
     if (start > 0) await yieldToLoop()
-    signal.throwIfAborted()
+    checkAborted(signal)
     for (const item of items.slice(start, start + SLICE)) each(item)
   }
 }

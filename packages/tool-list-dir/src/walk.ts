@@ -1,3 +1,4 @@
+import { checkAborted } from './errors.ts'
 import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 import { compareBy, type SortKey } from './sort.ts'
 
@@ -90,7 +91,7 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
       try {
         await visit(source.child(dir, child.name, child), item.rel, level + 1)
       } catch (error) {
-        options.signal.throwIfAborted()
+        checkAborted(options.signal)
         // An unreadable or vanished subdirectory is reported on its entry, not fatal; it is
         // listed even when the filters would hide it, so the gap is never silent.
         child.error = describeError(error)
