@@ -23,41 +23,36 @@ export function presentCall(args: ReadArgsView): GenericCallView {
   }
 }
 
-/** A text read keeps its numbered window in the result meta, so the card survives replay. */
+/**
+ * A text read keeps its window in the result meta, so the read card survives replay. The lines
+ * travel as one string: the host snapshots and freezes meta node by node, and 2000 line objects
+ * cost more than the whole read.
+ */
 export function presentationMeta(value: ReadValue): JsonValue {
   if (value.kind !== 'text') return { kind: value.kind, path: value.path }
-  return {
-    kind: 'text',
-    path: value.path,
-    offset: value.startLine,
-    lines: value.lines.map((text, i) => ({ number: value.startLine + i, text })),
-    totalLines: value.totalLines,
-  }
+  return { kind: 'text', path: value.path, offset: value.startLine, text: value.lines.join('\n'), count: value.lines.length, totalLines: value.totalLines }
 }
 
 interface TextMeta {
   path: string
   offset: number
-  lines: { number: number, text: string }[]
+  text: string
+  count: number
   totalLines: number
 }
 
 function textMeta(meta: unknown): TextMeta | undefined {
   if (typeof meta !== 'object' || meta === null) return undefined
-  const { kind, path, offset, lines, totalLines } = meta as Record<string, unknown>
-  if (kind !== 'text' || typeof path !== 'string' || !Number.isInteger(offset) || !Number.isInteger(totalLines)) return undefined
-  if (!Array.isArray(lines)) return undefined
-  for (const line of lines) {
-    if (typeof line !== 'object' || line === null) return undefined
-    const { number, text } = line as Record<string, unknown>
-    if (!Number.isInteger(number) || typeof text !== 'string') return undefined
-  }
-  return { path, offset: offset as number, lines: lines as TextMeta['lines'], totalLines: totalLines as number }
+  const { kind, path, offset, text, count, totalLines } = meta as Record<string, unknown>
+  if (kind !== 'text' || typeof path !== 'string' || typeof text !== 'string') return undefined
+  if (!Number.isInteger(offset) || !Number.isInteger(count) || !Number.isInteger(totalLines)) return undefined
+  return { path, offset: offset as number, text, count: count as number, totalLines: totalLines as number }
 }
 
 export function presentResult(_args: ReadArgsView, result: ToolResult): ToolResultView | undefined {
   if (result.isError) return undefined
   const meta = textMeta(result.meta)
   if (meta === undefined) return undefined
-  return { card: 'read', path: meta.path, offset: meta.offset, lines: meta.lines, totalLines: meta.totalLines, content: result.content }
+  const lines = meta.count === 0 ? [] : meta.text.split('\n').map((text, i) => ({ number: meta.offset + i, text }))
+  return { card: 'read', path: meta.path, offset: meta.offset, lines, totalLines: meta.totalLines, content: result.content }
 }

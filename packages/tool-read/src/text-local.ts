@@ -57,7 +57,7 @@ export async function scanLocalText(path: string, request: WindowRequest, size: 
   let lineBytes = 0
   let partial = false
   let bytesSeen = 0
-  let carry: Uint8Array = new Uint8Array(0)
+  let carry: Buffer = Buffer.alloc(0)
   let first = true
 
   const keep = (segment: Uint8Array): void => {
@@ -67,23 +67,25 @@ export async function scanLocalText(path: string, request: WindowRequest, size: 
     parts.push(Uint8Array.from(take))
     partBytes += take.length
   }
+  const take = (decoded: string, allBytes: boolean): void => {
+    const whole = allBytes && decoded.length <= request.maxLineLength + 1
+    window.takeLine(whole ? decoded : decoded.slice(0, request.maxLineLength + 1), whole)
+  }
   const finishLine = (): void => {
     const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts, partBytes)
-    const decoded = decoder.decode(bytes)
-    const whole = partBytes === lineBytes && decoded.length <= request.maxLineLength + 1
-    window.takeLine(whole ? decoded : decoded.slice(0, request.maxLineLength + 1), whole)
+    take(decoder.decode(bytes), partBytes === lineBytes)
     parts = []
     partBytes = 0
     lineBytes = 0
   }
 
   /** One provider chunk: returns true when the scan may stop. */
-  const chunk = (raw: Uint8Array, position: number): boolean => {
+  const chunk = (raw: Buffer, position: number): boolean => {
     if (position < NUL_SAMPLE && raw.subarray(0, NUL_SAMPLE - position).includes(0)) throw new NotText()
     let region = carry.length === 0 ? raw : Buffer.concat([carry, raw])
     const tail = incompleteTail(region)
     if (tail > 0 && !validPrefix(region.subarray(region.length - tail))) throw new NotText()
-    carry = tail > 0 ? Uint8Array.from(region.subarray(region.length - tail)) : new Uint8Array(0)
+    carry = tail > 0 ? Buffer.from(region.subarray(region.length - tail)) : Buffer.alloc(0)
     region = region.subarray(0, region.length - tail)
     if (!isUtf8(region)) throw new NotText()
     if (first && region.length > 0) {
@@ -93,12 +95,28 @@ export async function scanLocalText(path: string, request: WindowRequest, size: 
     if (early) bytesSeen += region.length
     let start = 0
     let newline: number
-    while ((newline = region.indexOf(10, start)) !== -1) {
-      if (window.wantsNext) {
+    for (;;) {
+      const skip = window.skippable
+      if (skip > 0) {
+        // Lines nobody will see are only counted: a tight memchr loop.
+        let counted = 0
+        while (counted < skip && (newline = region.indexOf(10, start)) !== -1) {
+          counted += 1
+          start = newline + 1
+        }
+        window.skipLines(counted)
+        if (counted < skip) break
+        continue
+      }
+      newline = region.indexOf(10, start)
+      if (newline === -1) break
+      if (parts.length === 0 && lineBytes === 0) {
+        // The common case: the whole line lies in this chunk; decode it in place.
+        const end = Math.min(newline, start + prefixCap)
+        take(region.toString('utf8', start, end), end === newline)
+      } else {
         keep(region.subarray(start, newline))
         finishLine()
-      } else {
-        window.skipLine()
       }
       start = newline + 1
     }

@@ -36,15 +36,24 @@ export async function scanTextChunks(
     if (early) bytesSeen += Buffer.byteLength(chunk, 'utf8')
     let start = 0
     let newline: number
-    while ((newline = chunk.indexOf('\n', start)) !== -1) {
-      if (window.wantsNext) {
-        append(chunk.slice(start, newline))
-        window.takeLine(line, !overflow)
-        line = ''
-        overflow = false
-      } else {
-        window.skipLine()
+    for (;;) {
+      const skip = window.skippable
+      if (skip > 0) {
+        let counted = 0
+        while (counted < skip && (newline = chunk.indexOf('\n', start)) !== -1) {
+          counted += 1
+          start = newline + 1
+        }
+        window.skipLines(counted)
+        if (counted < skip) break
+        continue
       }
+      newline = chunk.indexOf('\n', start)
+      if (newline === -1) break
+      append(chunk.slice(start, newline))
+      window.takeLine(line, !overflow)
+      line = ''
+      overflow = false
       start = newline + 1
     }
     if (start < chunk.length) {

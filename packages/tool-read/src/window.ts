@@ -62,6 +62,15 @@ export class WindowCollector {
     this.lineCount += 1
   }
 
+  /** How many next lines need no text (before the window, or any once it is full). */
+  get skippable(): number {
+    return this.full ? Number.POSITIVE_INFINITY : Math.max(0, this.request.offset - 1 - this.lineCount)
+  }
+
+  skipLines(count: number): void {
+    this.lineCount += count
+  }
+
   /**
    * Keep the next line. `prefix` holds at most maxLineLength + 1 units of it; `whole` says
    * whether that is the entire line (only then may a trailing CR be a line ending).
