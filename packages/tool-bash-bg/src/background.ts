@@ -61,7 +61,8 @@ export class BackgroundShell {
     const child = spawn(program, args, { cwd: init.launch.cwd, env: init.launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     if (child.pid === undefined) {
       child.once('error', () => {})
-      void this.writer.close().then(() => unlinkSync(init.outputFile))
+      this.writer.close()
+      unlinkSync(init.outputFile)
       throw new Error(`bash_bg: could not start ${program} — check that it is installed and on PATH`)
     }
     this.group = new ProcessGroup(child)
@@ -97,10 +98,10 @@ export class BackgroundShell {
     this.record.exit_code = exit.code
     this.record.signal = exit.signal
     this.record.leader_exited_at = exit.at.toISOString()
-    await this.group.waitEmpty(Number.POSITIVE_INFINITY, WATCH_INTERVAL_MS)
+    await this.group.waitEmpty(Number.POSITIVE_INFINITY, WATCH_INTERVAL_MS, false)
     await closedOrTimeout(streams, DRAIN_AFTER_EMPTY_MS)
     for (const stream of streams) stream.destroy()
-    await this.writer.close()
+    this.writer.close()
     this.sync()
     this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : 'completed'
     this.record.ended_at = new Date().toISOString()
@@ -145,7 +146,7 @@ export class BackgroundShell {
 
   /** New log output since the last read, at most `limit` bytes (the newest); a consuming cursor. */
   readOutput(limit: number): string {
-    const end = this.writer.flushed
+    const end = this.writer.bytes
     if (end <= this.cursor) return ''
     let from = this.cursor
     let note = ''

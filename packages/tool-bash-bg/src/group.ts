@@ -57,9 +57,10 @@ export class ProcessGroup {
 
   /**
    * Resolve true as soon as the group is empty, false after `timeoutMs`. Polls /proc with a
-   * growing interval (capped at `maxIntervalMs`); the leader's exit wakes it at once.
+   * growing interval (capped at `maxIntervalMs`); the leader's exit wakes it at once. Only a
+   * wait someone awaits (`keepAlive`, a kill) holds the host open; watching a running shell never does.
    */
-  async waitEmpty(timeoutMs: number, maxIntervalMs = 250): Promise<boolean> {
+  async waitEmpty(timeoutMs: number, maxIntervalMs: number, keepAlive: boolean): Promise<boolean> {
     const deadline = Date.now() + timeoutMs
     let interval = 5
     for (;;) {
@@ -68,7 +69,7 @@ export class ProcessGroup {
       if (left <= 0) return false
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.min(interval, left))
-        timer.unref()
+        if (!keepAlive) timer.unref()
         if (this.leaderExit === undefined) void this.exited.then(() => { clearTimeout(timer); resolve() })
       })
       interval = Math.min(interval * 2, maxIntervalMs)

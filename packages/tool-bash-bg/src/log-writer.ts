@@ -2,37 +2,30 @@
  * The capped log of one background shell. stdout and stderr are appended in arrival order to
  * one file created 0600. At `maxBytes` capture stops: a one-line marker closes the file at
  * exactly the cap, later output is counted and discarded, and the pipes keep being drained so
- * the writer never blocks on a full pipe. Before the cap, a slow disk pauses the pipes
- * (ordinary backpressure) instead of buffering without bound.
+ * the writer never blocks on a full pipe.
+ *
+ * Writes are synchronous: the log lives under the OS temp dir (local disk or tmpfs), where a
+ * 64 KiB write into the page cache costs microseconds, and measured on a 1 GiB writer this is
+ * about three times faster than queued async writes (bench/bash-bg). A disk error stops capture
+ * the way the cap does; the shell itself keeps running.
  */
-import { closeSync, constants, openSync, writev } from 'node:fs'
+import { closeSync, constants, openSync, writeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
-
-/** Queued bytes above which the pipes are paused until the disk catches up. */
-const HIGH_WATER = 4 * 1024 * 1024
 
 export function capMarker(maxBytes: number): string {
   return `\n[bash_bg: log capped at ${maxBytes} bytes; later output was discarded]\n`
 }
 
 export class LogWriter {
-  /** Bytes accepted into the log (written or queued), marker included. */
+  /** Bytes in the log, marker included. */
   bytes = 0
-  /** Bytes known to be on disk: readers never look past this. */
-  flushed = 0
-  /** Output discarded after the cap. */
+  /** Output discarded after the cap (or after a disk error). */
   dropped = 0
   capped = false
-  private readonly fd: number
+  /** Why capture stopped early because of the disk, if it did. */
+  writeError: Error | undefined
+  private fd: number | undefined
   private readonly marker: Buffer
-  private queue: Buffer[] = []
-  private queued = 0
-  private writing = false
-  private paused = false
-  private closed = false
-  private error: Error | undefined
-  private readonly sources: Readable[] = []
-  private idle: (() => void) | undefined
 
   constructor(readonly path: string, private readonly maxBytes: number) {
     // O_EXCL: a log is always a new file of ours, never someone else's file at a guessed path.
@@ -42,86 +35,42 @@ export class LogWriter {
 
   /** Capture a stream into the log; it is drained to its end even after the cap. */
   attach(stream: Readable): void {
-    this.sources.push(stream)
     stream.on('data', (chunk: Buffer) => this.push(chunk))
   }
 
   private push(chunk: Buffer): void {
-    if (this.capped || this.closed) {
+    if (this.capped || this.fd === undefined) {
       this.dropped += chunk.length
       return
     }
     const room = this.maxBytes - this.marker.length - this.bytes
     if (chunk.length <= room) {
-      this.enqueue(chunk)
+      this.write(chunk)
       return
     }
-    if (room > 0) this.enqueue(chunk.subarray(0, room))
+    if (room > 0) this.write(chunk.subarray(0, room))
     this.dropped += chunk.length - Math.max(room, 0)
-    this.capped = true
     // A cap smaller than the marker keeps only as much of the marker as fits.
-    this.enqueue(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)))
-    if (this.paused) this.resume()
+    this.write(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)))
+    this.capped = true
   }
 
-  private enqueue(buffer: Buffer): void {
-    if (buffer.length === 0) return
-    this.queue.push(buffer)
-    this.queued += buffer.length
-    this.bytes += buffer.length
-    if (this.queued > HIGH_WATER && !this.capped && !this.paused) {
-      this.paused = true
-      for (const source of this.sources) source.pause()
+  private write(buffer: Buffer): void {
+    if (this.fd === undefined || buffer.length === 0) return
+    try {
+      let offset = 0
+      while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
+      this.bytes += buffer.length
+    } catch (error) {
+      this.writeError ??= error as Error
+      this.capped = true
     }
-    this.flush()
   }
 
-  private resume(): void {
-    this.paused = false
-    for (const source of this.sources) source.resume()
-  }
-
-  private flush(): void {
-    if (this.writing || this.queue.length === 0) {
-      if (!this.writing && this.queue.length === 0) this.idle?.()
-      return
-    }
-    const batch = this.queue
-    const size = this.queued
-    this.queue = []
-    this.queued = 0
-    this.writing = true
-    writev(this.fd, batch, (error) => {
-      this.writing = false
-      if (error !== null) {
-        // A failing disk stops capture like the cap does; the shell itself keeps running.
-        this.error ??= error
-        this.capped = true
-        this.queue = []
-        this.queued = 0
-      } else {
-        this.flushed += size
-      }
-      if (this.paused && this.queued < HIGH_WATER / 2) this.resume()
-      this.flush()
-    })
-  }
-
-  /** Why capture stopped early because of the disk, if it did. */
-  get writeError(): Error | undefined {
-    return this.error
-  }
-
-  /** Flush what is queued and close the file. Idempotent. */
-  async close(): Promise<void> {
-    if (this.closed) return
-    this.closed = true
-    if (this.writing || this.queue.length > 0) {
-      await new Promise<void>((resolve) => {
-        this.idle = resolve
-        this.flush()
-      })
-    }
+  /** Close the file. Idempotent. */
+  close(): void {
+    if (this.fd === undefined) return
     closeSync(this.fd)
+    this.fd = undefined
   }
 }

@@ -24,9 +24,9 @@ export async function terminateGroup(group: ProcessGroup, request: KillRequest, 
   })
   if (!group.signal(request.signal)) return outcome('none', false, [])
   onSignalled?.()
-  if (await group.waitEmpty(request.timeoutMs, 50)) return outcome(request.signal, false, [])
+  if (await group.waitEmpty(request.timeoutMs, 50, true)) return outcome(request.signal, false, [])
   if (!request.force) return outcome(request.signal, false, group.members())
   group.signal('SIGKILL')
-  const empty = await group.waitEmpty(AFTER_SIGKILL_MS, 50)
+  const empty = await group.waitEmpty(AFTER_SIGKILL_MS, 50, true)
   return outcome(request.signal, true, empty ? [] : group.members())
 }
