@@ -125,7 +125,11 @@ describe('images with an image-capable route and an attachment store', () => {
     const result = await execTool(on.ctx, 'read_file', { file_path: 'v.png' }, { agent: on.agent() })
     const value = result.isError ? undefined : result.value as Record<string, unknown>
     expect(value).toMatchObject({ kind: 'image', path: join(on.cwd, 'v.png'), format: 'png', width: 40, height: 30, bytes: bytes.length })
-    expect((value?.attached as { attachmentId: string }).attachmentId).toBe(String(AttachmentId((value?.attached as { attachmentId: string }).attachmentId)))
+    const attached = value?.attached as { attachmentId: string, mediaType: string, width: number, height: number, bytes: number }
+    expect(attached).toMatchObject({ mediaType: 'image/png', width: 40, height: 30, bytes: bytes.length })
+    expect(attached.attachmentId).toMatch(/^sha256:[a-f0-9]{64}$/)
+    const stored = await on.ctx.attachments.readImage({ ...attached, attachmentId: AttachmentId(attached.attachmentId), mediaType: 'image/png' })
+    expect(Buffer.from(stored.data).equals(bytes)).toBe(true)
   })
 })
 

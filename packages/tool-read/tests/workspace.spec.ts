@@ -134,7 +134,7 @@ describe('the background-shell log directory counts as inside', () => {
     expect(started.isError).toBe(false)
     const value = (started.isError ? {} : started.value) as { shell_id: string, output_file: string }
     expect(value.output_file.startsWith(host.cwd)).toBe(false)
-    await host.ctx.get('backgroundShells').settled(value.shell_id)
+    await host.ctx.get('backgroundShells')!.settled(value.shell_id)
     const result = await execTool(host.ctx, 'read_file', { file_path: value.output_file }, { agent })
     expect(textOf(result)).toBe('1\tfrom-the-shell')
   })
