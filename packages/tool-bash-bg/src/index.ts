@@ -2,13 +2,12 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
-import type {} from '@deepseek-ai/dsh-commands'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import { Config as ConfigSchema, type Config as BashBgConfig } from './config.ts'
 import { installExitGuard } from './exit-guard.ts'
 import { ShellRegistry } from './registry.ts'
-import { NO_TASKS, renderTasks } from './tasks.ts'
+import { provideTasksCommand } from './tasks.ts'
 import { DEFAULT_KILL } from './terminate.ts'
 import { createTool } from './tool.ts'
 
@@ -39,14 +38,5 @@ export function apply(ctx: Context, config: Config): void {
   ctx.provide('backgroundShells', registry)
   if (config.guidance !== '') ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   ctx.tools.register(createTool(ctx, config, registry))
-  ctx.inject(['commands'], (ctx) => {
-    ctx.commands.register({
-      name: 'tasks',
-      description: 'List running background shells.',
-      handler: ({ agent }) => {
-        const shells = registry.running().filter((record) => record.owner === agent.id || record.owner === '')
-        return { kind: 'success', text: shells.length === 0 ? NO_TASKS : renderTasks(shells, Date.now()) }
-      },
-    })
-  })
+  provideTasksCommand(ctx, registry)
 }

@@ -16,8 +16,6 @@ export interface Launch {
   argv: [string, ...string[]]
   cwd: string
   env: NodeJS.ProcessEnv
-  /** The sandbox mode the command runs under, when a sandbox is composed. */
-  sandboxMode?: string
 }
 
 /** The same non-interactive defaults first-party bash gives its commands. */
@@ -35,13 +33,13 @@ export async function planLaunch(ctx: Context, command: string, exec: ToolExecut
   const env = { ...process.env, ...ENV_DEFAULTS, ...ctx.get('shellEnv')?.collect(exec) }
   const argv: [string, ...string[]] = ['bash', '-c', command]
   if (sandbox === undefined || policy === undefined || policy.mode === 'danger-full-access') {
-    return { argv, cwd, env, ...policy !== undefined ? { sandboxMode: policy.mode } : {} }
+    return { argv, cwd, env }
   }
   // Throws the host's SandboxUnavailableError (SANDBOX_UNAVAILABLE) when no backend is usable.
   const confined = sandbox.confine(argv, { ...policy, mode: policy.mode })
   const [program, ...args] = confined.argv
   if (program === undefined) throw new HarnessError('bash_bg: the sandbox returned an empty argv', 'SANDBOX_UNAVAILABLE')
-  return { argv: [program, ...args], cwd, env, sandboxMode: policy.mode }
+  return { argv: [program, ...args], cwd, env }
 }
 
 /** A call with no agent runs where the filesystem provider's relative paths resolve. */

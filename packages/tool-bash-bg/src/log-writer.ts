@@ -19,11 +19,8 @@ export function capMarker(maxBytes: number): string {
 export class LogWriter {
   /** Bytes in the log, marker included. */
   bytes = 0
-  /** Output discarded after the cap (or after a disk error). */
-  dropped = 0
+  /** True once capture stopped: at the cap, or at a disk error. */
   capped = false
-  /** Why capture stopped early because of the disk, if it did. */
-  writeError: Error | undefined
   private fd: number | undefined
   private readonly marker: Buffer
 
@@ -39,17 +36,13 @@ export class LogWriter {
   }
 
   private push(chunk: Buffer): void {
-    if (this.capped || this.fd === undefined) {
-      this.dropped += chunk.length
-      return
-    }
+    if (this.capped || this.fd === undefined) return
     const room = this.maxBytes - this.marker.length - this.bytes
     if (chunk.length <= room) {
       this.write(chunk)
       return
     }
     if (room > 0) this.write(chunk.subarray(0, room))
-    this.dropped += chunk.length - Math.max(room, 0)
     // A cap smaller than the marker keeps only as much of the marker as fits.
     this.write(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)))
     this.capped = true
@@ -61,8 +54,7 @@ export class LogWriter {
       let offset = 0
       while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
       this.bytes += buffer.length
-    } catch (error) {
-      this.writeError ??= error as Error
+    } catch {
       this.capped = true
     }
   }

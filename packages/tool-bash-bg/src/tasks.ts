@@ -1,5 +1,7 @@
-/** Pure: the /tasks table of seed 001 (human view), from registry records. */
-import type { ShellRecord } from './registry-types.ts'
+/** The /tasks command: the table of seed 001 (a human view), from registry records. */
+import type { Context } from '@deepseek-ai/cordis'
+import type {} from '@deepseek-ai/dsh-commands'
+import type { BackgroundShellRegistry, ShellRecord } from './registry-types.ts'
 
 const COLUMNS = [12, 21, 14, 11] as const
 const INNER = 1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1
@@ -37,4 +39,18 @@ export function renderTasks(records: readonly ShellRecord[], now: number): strin
     '',
     TASKS_HINT,
   ].join('\n')
+}
+
+/** Register /tasks whenever ctx.commands is composed: the calling session's running shells (and agentless ones). */
+export function provideTasksCommand(ctx: Context, registry: BackgroundShellRegistry): void {
+  ctx.inject(['commands'], (ctx) => {
+    ctx.commands.register({
+      name: 'tasks',
+      description: 'List running background shells.',
+      handler: ({ agent }) => {
+        const shells = registry.running().filter((record) => record.owner === agent.id || record.owner === '')
+        return { kind: 'success', text: renderTasks(shells, Date.now()) }
+      },
+    })
+  })
 }

@@ -62,8 +62,8 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       const ids = running.map((record) => `${record.id} (${record.command})`).join(', ')
       throw new Error(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — stop one with kill_shell, then retry`)
     }
-    const init = { id: registry.newId(), command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: '' }
-    init.outputFile = join(registry.logDir, `${init.id}.log`)
+    const id = registry.newId()
+    const init = { id, command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: join(registry.logDir, `${id}.log`) }
     let shell: BackgroundShell | undefined
     const jobs = ctx.get('jobs')
     if (jobs !== undefined && exec.agent !== undefined) {
@@ -77,8 +77,9 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
             return shell.hooks(config.maxOutputBytes)
           },
         })
+        // TypeScript cannot see the assignment inside `run`.
         const started = shell as BackgroundShell | undefined
-        if (started !== undefined) (started.record as { job_id?: string }).job_id = jobId
+        if (started !== undefined) started.record.job_id = jobId
       } catch (error) {
         // No controller serves this agent: the shell runs on the registry alone. Anything else is the host's refusal.
         if (shell !== undefined || !/no job controller/.test(String(error))) throw error
