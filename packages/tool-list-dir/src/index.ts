@@ -4,7 +4,7 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import { Config } from './config.ts'
 import { listDirectoryTool } from './tool.ts'
-import { gateOutsideWorkspace } from './workspace.ts'
+import { OutsideGate } from './workspace.ts'
 
 export const name = 'tool-list-dir'
 
@@ -16,6 +16,7 @@ export function apply(ctx: Context, config: Config): void {
   if (config.guidance !== '') {
     ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   }
-  gateOutsideWorkspace(ctx, config.toolName, config.outsideWorkspace)
-  ctx.tools.register(listDirectoryTool(ctx, config))
+  const gate = new OutsideGate(ctx, config.toolName, config.outsideWorkspace)
+  gate.listen()
+  ctx.tools.register(listDirectoryTool(ctx, config, gate))
 }

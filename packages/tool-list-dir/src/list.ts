@@ -9,7 +9,7 @@ import { permissionString } from './permissions.ts'
 import { ProviderSource } from './provider-source.ts'
 import type { Dir, DirSource, Entry, Listing } from './types.ts'
 import { walk } from './walk.ts'
-import { place } from './workspace.ts'
+import { place, type OutsideGate } from './workspace.ts'
 
 /**
  * The local fast path applies only to the local provider when it does not confine: its targets
@@ -26,11 +26,12 @@ export function chooseSource(ctx: Context, root: Dir): DirSource {
 /** Run one listing: resolve, check, walk, and shape the canonical value. */
 export async function listDirectory(
   ctx: Context,
-  exec: Pick<ToolExecution, 'agent' | 'signal'>,
+  exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>,
   request: ListRequest,
+  gate: OutsideGate | undefined,
   sourceFor: (root: Dir) => DirSource = (root) => chooseSource(ctx, root),
 ): Promise<Listing> {
-  const { target, info } = await locate(ctx, exec, request.path)
+  const { target, info } = await locate(ctx, exec, request.path, gate)
   if (info === undefined) {
     throw new FsError(`path ${quoted(request.path)} does not exist (${target.displayPath}) — list its parent directory to see what is there`, 'FS_NOT_FOUND')
   }
@@ -60,6 +61,11 @@ export async function listDirectory(
     checkAborted(exec.signal)
     throw rootError(error, target.displayPath)
   }
+  // A component swapped for a symlink while we listed would have redirected the walk.
+  const after = await ctx.fs.resolve(target.displayPath, { signal: exec.signal })
+  if (after.targetKey !== target.targetKey) {
+    throw new FsError(`path ${quoted(request.path)} changed while it was being listed — list it again`, 'FS_STALE_VERSION')
+  }
   const entries = result.shown.map(({ child, rel }): Entry => {
     const entry: Entry = { name: child.name, type: child.type }
     if (child.size !== undefined) entry.size = child.size
@@ -87,10 +93,11 @@ export async function listDirectory(
 }
 
 /** Resolve and stat the listed path; an OS error here names the path argument. */
-async function locate(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal'>, path: string) {
+async function locate(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>, path: string, gate: OutsideGate | undefined) {
   try {
-    const { target } = await place(ctx, exec, path)
-    return { target, info: await ctx.fs.stat(target, exec.signal) }
+    const placed = await place(ctx, exec, path)
+    gate?.verify(exec, placed)
+    return { target: placed.target, info: await ctx.fs.stat(placed.target, exec.signal) }
   } catch (error) {
     checkAborted(exec.signal)
     const code = (error as { code?: string }).code

@@ -6,9 +6,10 @@ import { listDirectory } from './list.ts'
 import { presentCall, presentResult } from './present.ts'
 import { renderListing } from './render.ts'
 import { LISTING_SCHEMA } from './schema.ts'
+import type { OutsideGate } from './workspace.ts'
 import type { Listing } from './types.ts'
 
-export function listDirectoryTool(ctx: Context, config: Config): ToolDefinition {
+export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
   return defineTool({
     name: config.toolName,
     description: 'List a directory, directories first, with sizes.',
@@ -45,7 +46,7 @@ export function listDirectoryTool(ctx: Context, config: Config): ToolDefinition 
     isConcurrencySafe: () => true,
     async execute(args, exec) {
       const request = parseArgs(args as ListArgs, config.maxEntries)
-      return await listDirectory(ctx, exec, request) as never
+      return await listDirectory(ctx, exec, request, gate) as never
     },
     presentCall: (args) => presentCall(args as ListArgs),
     presentResult: (args, result) => presentResult(args as ListArgs, result),

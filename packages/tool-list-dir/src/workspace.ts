@@ -1,7 +1,7 @@
 import type { Context } from '@deepseek-ai/cordis'
-import type { FsTarget } from '@deepseek-ai/dsh-fs'
+import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type {} from '@deepseek-ai/dsh-sandbox-policy'
-import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import type { ToolExecution, ToolExecutionToken } from '@deepseek-ai/dsh-tools'
 import type { OutsideWorkspace } from './config.ts'
 
 /**
@@ -30,21 +30,40 @@ export async function place(ctx: Context, exec: Pick<ToolExecution, 'agent' | 's
 }
 
 /**
- * The outside-workspace policy, as a `tools/pre-execute` decision for this tool's calls: `ask`
- * goes through the host's approval seam (denied when no approval service is composed), `deny`
- * refuses. Arguments that do not even name a path are left to the tool's own validation.
+ * The outside-workspace policy. Before dispatch it is a `tools/pre-execute` decision for this
+ * tool's calls: `ask` goes through the host's approval seam (denied when no approval service is
+ * composed), `deny` refuses. The tool body checks again with what it actually lists: a path
+ * that was inside when checked but resolves outside at use (swapped for a symlink in between)
+ * is refused, and an approval covers only the very realpath the user was asked about.
  */
-export function gateOutsideWorkspace(ctx: Context, toolName: string, policy: OutsideWorkspace): void {
-  if (policy === 'allow') return
-  ctx.on('tools/pre-execute', async (exec, next) => {
-    if (exec.name !== toolName) return next()
-    const path = (exec.arguments as { path?: unknown } | null)?.path
-    if (typeof path !== 'string' || path.trim() === '' || path.includes('\0')) return next()
-    const placed = await place(ctx, exec, path).catch(() => undefined)
-    if (placed === undefined || placed.inside) return next()
-    const reason = `${placed.target.displayPath} is outside the workspace ${placed.root.displayPath}`
-    return policy === 'deny'
-      ? { kind: 'deny', reason: `${reason} (outsideWorkspace: deny) — list a path inside the workspace` }
-      : { kind: 'ask', reason }
-  })
+export class OutsideGate {
+  /** The realpath each asked call was approved for (an ask that is refused never dispatches). */
+  private readonly asked = new WeakMap<ToolExecutionToken, string>()
+
+  constructor(private readonly ctx: Context, private readonly toolName: string, private readonly policy: OutsideWorkspace) {}
+
+  listen(): void {
+    if (this.policy === 'allow') return
+    this.ctx.on('tools/pre-execute', async (exec, next) => {
+      if (exec.name !== this.toolName) return next()
+      const path = (exec.arguments as { path?: unknown } | null)?.path
+      if (typeof path !== 'string' || path.trim() === '' || path.includes('\0')) return next()
+      const placed = await place(this.ctx, exec, path).catch(() => undefined)
+      if (placed === undefined || placed.inside) return next()
+      const reason = `${placed.target.displayPath} is outside the workspace ${placed.root.displayPath}`
+      if (this.policy === 'deny') return { kind: 'deny', reason: `${reason} (outsideWorkspace: deny) — list a path inside the workspace` }
+      this.asked.set(exec.token, String(placed.target.targetKey))
+      return { kind: 'ask', reason }
+    })
+  }
+
+  /** In the tool body: refuse a target outside the workspace that the policy did not clear. */
+  verify(exec: Pick<ToolExecution, 'token'>, placed: Placed): void {
+    if (placed.inside || this.policy === 'allow') return
+    if (this.asked.get(exec.token) === String(placed.target.targetKey)) return
+    throw new FsError(
+      `${placed.target.displayPath} is outside the workspace ${placed.root.displayPath} (it changed after the check) — list a path inside the workspace`,
+      'FS_PERMISSION_DENIED',
+    )
+  }
 }

@@ -30,8 +30,9 @@ afterAll(async () => { await host.dispose() })
 
 const run = (args: ListArgs, source: 'local' | 'provider'): Promise<Listing> => listDirectory(
   host.ctx,
-  { signal: new AbortController().signal },
+  { signal: new AbortController().signal, token: Symbol('call') as never },
   parseArgs(args, 100),
+  undefined,
   () => source === 'local' ? new LocalSource() : new ProviderSource(host.ctx),
 )
 

@@ -28,27 +28,27 @@ const eacces = (): Error => Object.assign(new Error('EACCES: permission denied')
 describe('faults during a listing', () => {
   it('an unreadable child directory is reported on its entry, not fatal', async () => {
     const source = new FaultySource(async (dir) => { if (dir.display.endsWith('/locked')) throw eacces() })
-    const value = await listDirectory(host.ctx, { signal: new AbortController().signal }, parseArgs({ path: 'a', recursive: true }, 100), () => source)
+    const value = await listDirectory(host.ctx, { signal: new AbortController().signal, token: Symbol('t') as never }, parseArgs({ path: 'a', recursive: true }, 100), undefined, () => source)
     expect(value.entries.find((entry) => entry.path === 'locked')).toEqual({ name: 'locked', path: 'locked', type: 'directory', error: 'permission denied' })
     expect(value.entries.map((entry) => entry.path)).toContain('open/file')
   })
 
   it('a directory deleted during the walk is reported as vanished', async () => {
     const source = new FaultySource(async (dir) => { if (dir.display.endsWith('/gone')) await rm(dir.local!, { recursive: true }) })
-    const value = await listDirectory(host.ctx, { signal: new AbortController().signal }, parseArgs({ path: 'a', recursive: true }, 100), () => source)
+    const value = await listDirectory(host.ctx, { signal: new AbortController().signal, token: Symbol('t') as never }, parseArgs({ path: 'a', recursive: true }, 100), undefined, () => source)
     expect(value.entries.find((entry) => entry.path === 'gone')?.error).toBe('vanished during listing')
   })
 
   it('an unreadable listed path is a clear error', async () => {
     const source = new FaultySource(async () => { throw eacces() })
-    await expect(listDirectory(host.ctx, { signal: new AbortController().signal }, parseArgs({ path: 'a' }, 100), () => source))
+    await expect(listDirectory(host.ctx, { signal: new AbortController().signal, token: Symbol('t') as never }, parseArgs({ path: 'a' }, 100), undefined, () => source))
       .rejects.toThrow(`cannot list "${host.cwd}/a": permission denied`)
   })
 
   it('an abort during the walk stops it', async () => {
     const controller = new AbortController()
     const source = new FaultySource(async (dir) => { if (dir.display.endsWith('/open')) controller.abort() })
-    await expect(listDirectory(host.ctx, { signal: controller.signal }, parseArgs({ path: 'a', recursive: true }, 100), () => source))
+    await expect(listDirectory(host.ctx, { signal: controller.signal, token: Symbol('t') as never }, parseArgs({ path: 'a', recursive: true }, 100), undefined, () => source))
       .rejects.toMatchObject({ code: 'FS_ABORTED' })
   })
 

@@ -1,4 +1,4 @@
-import { symlink } from 'node:fs/promises'
+import { rename, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import SandboxPolicy from '@deepseek-ai/dsh-sandbox-policy'
@@ -92,6 +92,19 @@ describe('paths outside the workspace (default outsideWorkspace: ask, no approva
       expect(result.text).not.toContain('inner.txt')
     })
   }
+
+  it('a directory swapped for a symlink out after the check is refused at use', async () => {
+    host = await listDirHost()
+    const outside = await workspace({ 'secret.txt': '' })
+    const ws = await workspace({ 'swap/ok.txt': '' })
+    host.ctx.on('tools/execute', async (_exec, next) => {
+      await rename(join(ws, 'swap'), join(ws, 'swap-old'))
+      await symlink(outside, join(ws, 'swap'))
+      return next()
+    })
+    const result = await callThroughAgent(host, ws, { path: 'swap' })
+    expect(result.text).toBe(`Error: ${outside} is outside the workspace ${ws} (it changed after the check) — list a path inside the workspace`)
+  })
 
   it('a symlink that stays inside is fine', async () => {
     host = await listDirHost()
