@@ -103,7 +103,7 @@ describe('paths outside the workspace (default outsideWorkspace: ask, no approva
       return next()
     })
     const result = await callThroughAgent(host, ws, { path: 'swap' })
-    expect(result.text).toBe(`Error: ${outside} is outside the workspace ${ws} (it changed after the check) — list a path inside the workspace`)
+    expect(result.text).toBe(`Error: ${ws}/swap is outside the workspace ${ws} (it changed after the check) — list a path inside the workspace`)
   })
 
   it('a symlink that stays inside is fine', async () => {
