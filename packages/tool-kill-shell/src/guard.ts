@@ -45,8 +45,14 @@ export function processStartedAt(pid: number): number | undefined {
   return Date.now() - (uptime - stat.startTicks / USER_HZ) * 1000
 }
 
-/** The host process, its ancestors, and their process groups and sessions: never signalled. */
+let cached: { ppid: number, pids: Set<number> } | undefined
+
+/**
+ * The host process, its ancestors, and their process groups and sessions: never signalled.
+ * Walked once and kept while the host's parent stays the same (a re-parented host walks again).
+ */
 export function protectedPids(): Set<number> {
+  if (cached?.ppid === process.ppid) return cached.pids
   const pids = new Set<number>([process.pid, process.ppid, 0, 1])
   const self = procStat(process.pid)
   if (self !== undefined) {
@@ -62,6 +68,7 @@ export function protectedPids(): Set<number> {
     pids.add(stat.session)
     pid = stat.ppid
   }
+  cached = { ppid: process.ppid, pids }
   return pids
 }
 
