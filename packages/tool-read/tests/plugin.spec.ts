@@ -85,7 +85,7 @@ describe('prompt', () => {
 })
 
 describe('lifecycle', () => {
-  it('dispose removes the tool, the section and the pre-execute gate', async () => {
+  it('dispose removes the tool and its section, leaving other instances', async () => {
     host = await readHost()
     const fiber = await host.ctx.plugin(Read, { toolName: 'read_two' })
     expect(host.ctx.tools.get('read_two')).toBeDefined()
