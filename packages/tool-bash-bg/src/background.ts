@@ -115,14 +115,18 @@ export class BackgroundShell {
     return this.record
   }
 
-  /** Signal, wait, escalate (see terminate.ts); concurrent requests share the first one. */
+  /**
+   * Signal, wait, escalate (see terminate.ts). A request made while another is under way
+   * shares it; once one is over, a new request (say, with force after one without) runs anew.
+   */
   terminate(request: KillRequest): Promise<KillOutcome> {
     if (this.termination !== undefined) return this.termination
-    this.termination = terminateGroup(this.group, request, () => { this.killSignal = request.signal }).then(async (outcome) => {
+    const termination = terminateGroup(this.group, request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
       if (outcome.survivors.length === 0) await this.settled
       return outcome
-    })
-    return this.termination
+    }).finally(() => { this.termination = undefined })
+    this.termination = termination
+    return termination
   }
 
   /** The host job's cancel: synchronous, never throws, idempotent; carries out a stored kill_shell request. */

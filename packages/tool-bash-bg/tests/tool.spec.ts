@@ -163,8 +163,17 @@ describe('background', () => {
     expect(outcome).toMatchObject({ signal_sent: 'SIGTERM', force_killed: true, survivors: [], exit_code: null })
     expect(pidsWithMarker(mark)).toEqual([])
     expect(host.shells.get(value.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
-    expect(await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 })).toMatchObject({ signal_sent: 'SIGTERM' })
-    expect(await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 })).toBe(await host.shells.terminate(value.shell_id, { signal: 'SIGKILL', force: true, timeoutMs: 1 }))
+    // The group was observed empty: it is never signalled again.
+    expect(await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 })).toMatchObject({ signal_sent: 'none', survivors: [] })
+  })
+
+  it('concurrent kill requests share the one under way', async () => {
+    host = await bootBashBg()
+    const value = await startBg(host, 'sleep 60')
+    const first = host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 1000 })
+    const second = host.shells.terminate(value.shell_id, { signal: 'SIGKILL', force: true, timeoutMs: 1 })
+    expect(second).toBe(first)
+    expect(await first).toMatchObject({ signal_sent: 'SIGTERM', survivors: [] })
   })
 
   it('never signals a finished group, reports survivors without force', async () => {
@@ -180,6 +189,9 @@ describe('background', () => {
     expect(outcome.survivors).toEqual(pidsWithMarker(mark))
     expect(outcome.force_killed).toBe(false)
     expect(host.shells.get(stubborn.shell_id)?.status).toBe('running')
+    // A later request runs anew: with force, nothing survives.
+    expect(await host.shells.terminate(stubborn.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 })).toMatchObject({ force_killed: true, survivors: [] })
+    expect(pidsWithMarker(mark)).toEqual([])
   })
 
   it('limits running shells per session and lists them in the error', async () => {
