@@ -4,7 +4,7 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-attachment'
 import { Config } from './config.ts'
 import { readFileTool } from './tool.ts'
-import { gateOutside } from './workspace.ts'
+import { OutsideGate } from './workspace.ts'
 
 export const name = 'tool-read'
 
@@ -16,8 +16,7 @@ export function apply(ctx: Context, config: Config): void {
   if (config.guidance !== '') {
     ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   }
-  ctx.tools.register(readFileTool(ctx, config))
-  if (config.outsideWorkspace !== 'allow') {
-    ctx.on('tools/pre-execute', gateOutside(ctx, config.toolName, config.outsideWorkspace))
-  }
+  const gate = new OutsideGate(ctx, config.toolName, config.outsideWorkspace)
+  gate.listen()
+  ctx.tools.register(readFileTool(ctx, config, gate))
 }

@@ -13,7 +13,7 @@ import { renderValue } from './render.ts'
 import { statRegular } from './target.ts'
 import { readText } from './text.ts'
 import type { NotebookValue, ReadValue } from './value.ts'
-import { place } from './workspace.ts'
+import { place, type OutsideGate } from './workspace.ts'
 
 export interface ReadArgs {
   file_path: string
@@ -29,7 +29,7 @@ function positive(value: number | undefined, name: string, fallback: number): nu
   return value
 }
 
-export function readFileTool(ctx: Context, config: Config): ToolDefinition {
+export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
   return defineTool({
     name: config.toolName,
     description: 'Read a file: text as numbered lines, images (png/jpg/gif/webp/bmp), .ipynb notebooks.',
@@ -46,21 +46,23 @@ export function readFileTool(ctx: Context, config: Config): ToolDefinition {
     // Reads change nothing; a racing write only makes a later guarded edit fail stale.
     isConcurrencySafe: () => true,
     async execute(args, exec) {
-      return await execute(ctx, config, args, exec)
+      return await execute(ctx, config, gate, args, exec)
     },
     presentCall,
     presentResult,
   })
 }
 
-async function execute(ctx: Context, config: Config, args: ReadArgs, exec: ToolRunContext): Promise<ReadValue> {
+async function execute(ctx: Context, config: Config, gate: OutsideGate, args: ReadArgs, exec: ToolRunContext): Promise<ReadValue> {
   if (args.file_path.trim() === '') throw new HarnessError('file_path must not be empty; pass the path of a file', 'INVALID_ARGS')
   const offset = positive(args.offset, 'offset', 1)
   // A limit above the cap is served up to the cap; the footer says how to continue.
   const limit = Math.min(positive(args.limit, 'limit', config.maxEntries), config.maxEntries)
 
-  // The outside-workspace policy already ran as a tools/pre-execute gate (workspace.ts).
-  const { target } = await place(ctx, exec, args.file_path)
+  // The outside-workspace policy ran as a tools/pre-execute gate; check again what we open.
+  const placement = await place(ctx, exec, args.file_path)
+  gate.verify(exec, placement)
+  const { target } = placement
   const info = await statRegular(ctx, exec, target, 'list_directory')
   const path = target.displayPath
   let value: ReadValue

@@ -4,8 +4,8 @@
  */
 
 import type { Context } from '@deepseek-ai/cordis'
-import type { FsTarget } from '@deepseek-ai/dsh-fs'
-import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
+import type { ToolExecution, ToolExecutionToken } from '@deepseek-ai/dsh-tools'
 import type { PreToolDecision } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-sandbox-policy'
 import type { OutsideWorkspace } from './config.ts'
@@ -53,26 +53,49 @@ export async function place(ctx: Context, exec: Pick<ToolExecution, 'agent' | 's
 }
 
 /**
- * The outside-workspace policy as a tools/pre-execute listener for our tool's calls: `ask` goes
- * through the host's approval seam (the host turns it into a denial when no approval service is
- * composed), `deny` refuses. Anything it cannot judge (bad arguments, a failing resolve) passes
- * on to execute, which reports it.
+ * The outside-workspace policy. Before dispatch it is a tools/pre-execute decision for our
+ * tool's calls: `ask` goes through the host's approval seam (the host turns it into a denial
+ * when no approval service is composed), `deny` refuses. Anything it cannot judge (bad
+ * arguments, a failing resolve) passes on to execute, which reports it. The tool body checks
+ * again with the file it actually opens: a path that was inside when checked but resolves
+ * outside at use (swapped for a symlink in between) is refused, and an approval covers only the
+ * very realpath the user was asked about.
  */
-export function gateOutside(ctx: Context, toolName: string, policy: Exclude<OutsideWorkspace, 'allow'>) {
-  return async (exec: ToolExecution, next: () => Promise<PreToolDecision>): Promise<PreToolDecision> => {
-    if (exec.name !== toolName) return next()
+export class OutsideGate {
+  /** The realpath each asked call was put to the user for (a refused ask never dispatches). */
+  private readonly asked = new WeakMap<ToolExecutionToken, string>()
+
+  constructor(private readonly ctx: Context, private readonly toolName: string, private readonly policy: OutsideWorkspace) {}
+
+  listen(): void {
+    if (this.policy === 'allow') return
+    this.ctx.on('tools/pre-execute', (exec, next) => this.decide(exec, next))
+  }
+
+  private async decide(exec: ToolExecution, next: () => Promise<PreToolDecision>): Promise<PreToolDecision> {
+    if (exec.name !== this.toolName) return next()
     const filePath = (exec.arguments as { file_path?: unknown } | null)?.file_path
     if (typeof filePath !== 'string' || filePath.trim() === '') return next()
     let placement: Placement
     try {
-      placement = await place(ctx, exec, filePath)
+      placement = await place(this.ctx, exec, filePath)
     } catch {
       return next()
     }
     if (placement.inside) return next()
     const reason = `${placement.target.displayPath} is outside the workspace ${placement.root.displayPath}`
-    return policy === 'deny'
-      ? { kind: 'deny', reason: `${reason} (outsideWorkspace: deny) — read a file inside the workspace` }
-      : { kind: 'ask', reason }
+    if (this.policy === 'deny') return { kind: 'deny', reason: `${reason} (outsideWorkspace: deny) — read a file inside the workspace` }
+    this.asked.set(exec.token, String(placement.target.targetKey))
+    return { kind: 'ask', reason }
+  }
+
+  /** In the tool body: refuse a target outside the workspace that the policy did not clear. */
+  verify(exec: Pick<ToolExecution, 'token'>, placement: Placement): void {
+    if (placement.inside || this.policy === 'allow') return
+    if (this.asked.get(exec.token) === String(placement.target.targetKey)) return
+    throw new FsError(
+      `${placement.target.displayPath} is outside the workspace ${placement.root.displayPath} (it changed after the check) — read a file inside the workspace`,
+      'FS_PERMISSION_DENIED',
+    )
   }
 }
