@@ -25,6 +25,10 @@ describe('kill_shell on real process groups', () => {
     expect(groupPids(bg.pid)).toEqual([])
     expect(pidsWithArgv0(mark)).toEqual([])
     expect(host.shells.get(bg.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGTERM' })
+    // The card is drawn from the meta the runtime persists with the result (what a replay has).
+    expect(result.meta).toEqual(result.value)
+    const card = host.ctx.tools.get('kill_shell')?.presentResult?.({ shell_id: bg.shell_id }, { content: result.content, isError: false, ...result.meta === undefined ? {} : { meta: result.meta } })
+    expect(card).toMatchObject({ card: 'generic', title: 'Process Terminated' })
   })
 
   it('escalates to SIGKILL for a group that ignores SIGTERM', async () => {

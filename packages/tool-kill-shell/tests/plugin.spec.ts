@@ -72,7 +72,7 @@ describe('config', () => {
 
   it('the schema states the configured default and maximum timeout', async () => {
     host = await bootKs({ killShell: { timeoutMs: 2000, maxTimeoutMs: 9000 } })
-    const timeout = (host.ctx.tools.get('kill_shell')?.parameters as { properties: { timeout: { description: string } } }).properties.timeout
+    const timeout = (host.ctx.tools.get('kill_shell')!.parameters as { properties: { timeout: { description: string } } }).properties.timeout
     expect(timeout.description).toBe('ms before SIGKILL; default 2000, max 9000')
   })
 })

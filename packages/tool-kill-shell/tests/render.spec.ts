@@ -141,6 +141,8 @@ describe('UI card (the seed layouts)', () => {
       title: 'Shell not found',
       content: [{ type: 'text', text: 'Error: Shell not found: invalid-id\nUse /tasks to see available background shells.' }],
     })
-    expect(presentResult({ content: [{ type: 'text', text: 'invalid timeout' }], isError: true })).toBeUndefined()
+    // The runtime's failure text carries the 'Error: ' envelope; it is not doubled.
+    expect(presentResult({ content: [{ type: 'text', text: `Error: ${renderNotFound('invalid-id', [], 10)}` }], isError: true })).toEqual(notFound)
+    expect(presentResult({ content: [{ type: 'text', text: 'Error: invalid timeout' }], isError: true })).toBeUndefined()
   })
 })
