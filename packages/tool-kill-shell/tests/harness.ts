@@ -16,10 +16,13 @@ export interface KsOptions extends HostOptions {
   /** Mount the real dsh-tool-jobs (the job controller), so agent-owned shells are host jobs. */
   jobs?: boolean
   killShell?: Partial<KillShell.Config>
+  /** Mount more host services (a sandbox, say) before the plugins. */
+  before?: (host: Host) => Promise<void>
 }
 
 export async function bootKs(options: KsOptions = {}): Promise<KsHost> {
   const host = await bootHost(options)
+  await options.before?.(host)
   if (options.jobs === true) await host.ctx.plugin(ToolJobs, {})
   await host.ctx.plugin(BashBg, {})
   await host.ctx.plugin(KillShell, options.killShell ?? {})
