@@ -1,0 +1,208 @@
+// The product path end to end: the real dsh CLI (rc.8 on Node 22), our four packed plugins
+// installed with `dsh plugin add`, the real base bundle (sandbox workspace-write + approval on),
+// headless runs against our scripted model, and the session log as the witness.
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { makeTmpDir, removeTmpDir } from '@gencode-ai/testkit'
+import { discoverPlugins } from '../src/plugins.ts'
+import { ensureDshCli, ensureProfilePlugins, packPlugins, spawnDsh, type DshInstall } from '../src/dsh-cli.ts'
+import { startScriptedModel, type Reply, type SeenResult } from './model-server.ts'
+
+const root = fileURLToPath(new URL('../../..', import.meta.url))
+const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`fixtures/${name}`, import.meta.url)), 'utf8')
+const PROFILE = 'headless'
+const RUN_LIMIT_MS = 120_000
+
+interface Run { code: number | null, stdout: string, stderr: string }
+
+function collect(child: ReturnType<typeof spawn>): Promise<Run> {
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (d: Buffer) => { stdout += d.toString() })
+  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString() })
+  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS)
+  return new Promise((resolve) => child.on('exit', (code) => {
+    clearTimeout(timer)
+    resolve({ code, stdout, stderr })
+  }))
+}
+
+interface LoggedResult { name: string, args: Record<string, unknown>, text: string, isError: boolean }
+
+/** Every tool call and its result from the session logs under a DSH home (decoded under Node 22). */
+function loggedResults(install: DshInstall, dshHome: string): LoggedResult[] {
+  const out = spawnSync(install.node, [join(root, 'scripts', 'read-sessions.mjs'), dshHome], { encoding: 'utf8' })
+  expect(out.status, out.stderr).toBe(0)
+  const calls = new Map<string, { name: string, args: Record<string, unknown> }>()
+  const results: LoggedResult[] = []
+  for (const line of out.stdout.trim().split('\n')) {
+    const { event } = JSON.parse(line) as { event: { type: string, data: any } }
+    if (event.type === 'tool/call') calls.set(event.data.callId, { name: event.data.name, args: JSON.parse(event.data.arguments || '{}') })
+    if (event.type === 'tool/result') {
+      for (const block of event.data.message.content) {
+        const call = calls.get(block.toolCallId)
+        results.push({
+          name: call?.name ?? '?',
+          args: call?.args ?? {},
+          isError: block.isError === true,
+          text: block.content.map((part: { type: string, text?: string }) => part.text ?? `[${part.type}]`).join(''),
+        })
+      }
+    }
+  }
+  return results
+}
+
+const SHELL_ID = /\bbg-[a-z0-9]{6}\b/
+const OUTPUT_FILE = /Output file: (\S+)/
+
+/**
+ * The model's side of the four-tool session: list the workspace, start a background shell,
+ * try a second one (over the profile's maxEntries: 1), read the first one's output_file until
+ * its echo shows, kill it, then answer. Each step reads the earlier results from the request.
+ */
+function fourToolScript(_req: unknown, results: SeenResult[]): Reply {
+  const last = results.at(-1)
+  const started = results.find((r) => r.name === 'bash_bg' && SHELL_ID.test(r.text))
+  if (results.length === 0) return { calls: [{ name: 'list_directory', args: { path: '.' } }] }
+  if (last?.name === 'list_directory') {
+    return { calls: [{ name: 'bash_bg', args: { command: 'echo hello-from-bg; sleep 300', run_in_background: true, description: 'e2e sleeper' } }] }
+  }
+  if (last?.name === 'bash_bg' && results.filter((r) => r.name === 'bash_bg').length === 1) {
+    return { calls: [{ name: 'bash_bg', args: { command: 'sleep 300', run_in_background: true } }] }
+  }
+  const reads = results.filter((r) => r.name === 'read_file')
+  const outputFile = started && OUTPUT_FILE.exec(started.text)?.[1]
+  if (outputFile && !reads.some((r) => r.text.includes('hello-from-bg')) && reads.length < 20) {
+    return { calls: [{ name: 'read_file', args: { file_path: outputFile } }] }
+  }
+  if (started && !results.some((r) => r.name === 'kill_shell')) {
+    return { calls: [{ name: 'kill_shell', args: { shell_id: SHELL_ID.exec(started.text)![0] } }] }
+  }
+  return { text: 'four tools done' }
+}
+
+describe('the real dsh CLI with the four plugins', () => {
+  let install: DshInstall
+  let tarballs: { name: string, tarball: string }[]
+  let tmp: string
+
+  beforeAll(() => {
+    const plugins = discoverPlugins(root)
+    expect(plugins.map((p) => p.name).sort()).toEqual([
+      '@gencode-ai/dsh-tool-bash-bg', '@gencode-ai/dsh-tool-kill-shell', '@gencode-ai/dsh-tool-list-dir', '@gencode-ai/dsh-tool-read',
+    ])
+    for (const p of plugins) expect(p.built, `${p.name} must be built (npm test runs the build first)`).toBe(true)
+    install = ensureDshCli(root)
+  }, 600_000)
+
+  beforeAll(async () => {
+    tmp = await makeTmpDir('gencode-e2e-')
+    tarballs = packPlugins(root, join(tmp, 'packs'))
+  }, 120_000)
+
+  afterAll(async () => {
+    if (tmp) await removeTmpDir(tmp)
+  })
+
+  it('runs list_directory, bash_bg, read_file and kill_shell in a headless session, configured by the profile', async () => {
+    const home = join(tmp, 'home')
+    const workspace = join(tmp, 'workspace')
+    mkdirSync(join(workspace, 'src'), { recursive: true })
+    for (const name of ['a.txt', 'b.txt', 'c.txt', 'd.txt']) writeFileSync(join(workspace, name), `${name}\n`)
+    ensureProfilePlugins(install, home, PROFILE, tarballs)
+    // The plugins enabled themselves through their dsh.bundle patches.
+    const manifest = JSON.parse(readFileSync(join(home, 'profiles', PROFILE, 'package.json'), 'utf8')) as { dsh: { profile: { bundles: string[] } } }
+    expect(manifest.dsh.profile.bundles).toEqual(expect.arrayContaining(tarballs.map((t) => t.name)))
+    writeFileSync(join(home, 'profiles', PROFILE, 'cordis.patch.yml'), fixture('profile.cordis.patch.yml'))
+
+    const dump = await collect(spawnDsh(install, PROFILE, ['--dump-config'], { cwd: workspace, dshHome: home, stdio: 'pipe' }))
+    expect(dump.code, dump.stderr).toBe(0)
+    // The real product composition: sandbox in workspace-write, the approval service, our rows.
+    for (const row of ['sandbox', 'sandbox-policy', 'bash-sandbox', 'fs-sandbox', 'approval', 'tool-list-dir', 'tool-read', 'tool-bash-bg', 'tool-kill-shell']) {
+      expect(dump.stdout).toContain(`- id: ${row}\n`)
+    }
+    expect(dump.stdout).toContain("process.env.DSH_PERMISSION_MODE ?? 'workspace-write'")
+
+    const model = await startScriptedModel(fourToolScript)
+    try {
+      const env = { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'dummy-key' }
+      const run = await collect(spawnDsh(install, PROFILE, ['use the four tools'], { cwd: workspace, dshHome: home, env, stdio: 'pipe' }))
+      expect(run.stderr).not.toMatch(/error/i)
+      expect(run.code).toBe(0)
+      expect(run.stdout.trim()).toBe('four tools done')
+      // The model was offered all four tools.
+      expect(model.requests.at(-1)!.tools).toEqual(expect.arrayContaining(['list_directory', 'read_file', 'bash_bg', 'kill_shell']))
+    } finally {
+      await model.close()
+    }
+
+    const results = loggedResults(install, home)
+    if (process.env.E2E_DEBUG) console.log(JSON.stringify(results, null, 2))
+    const byName = (name: string) => results.filter((r) => r.name === name)
+    // list_directory, under the profile's maxEntries: 3: directories first, cut after 3 of 5.
+    const [listing] = byName('list_directory')
+    expect(listing!.isError).toBe(false)
+    expect(listing!.text).toContain('src')
+    expect(listing!.text).toContain('a.txt')
+    expect(listing!.text).not.toContain('d.txt')
+    expect(listing!.text).toMatch(/2 items truncated/)
+    // bash_bg: started, then the profile's maxEntries: 1 refuses a second running shell.
+    const [started, second] = byName('bash_bg')
+    expect(started!.isError).toBe(false)
+    expect(started!.text).toMatch(SHELL_ID)
+    expect(second!.isError).toBe(true)
+    expect(second!.text).toContain(SHELL_ID.exec(started!.text)![0])
+    // read_file read the shell's output_file (outside the workspace) without an approval prompt.
+    const reads = byName('read_file')
+    expect(reads.every((r) => !r.isError)).toBe(true)
+    expect(reads.at(-1)!.text).toMatch(/1\thello-from-bg/)
+    // kill_shell stopped it: the group is gone.
+    const [kill] = byName('kill_shell')
+    expect(kill!.isError).toBe(false)
+    const pid = Number(/pid (\d+)/.exec(started!.text)![1])
+    expect(() => process.kill(-pid, 0)).toThrow()
+  }, 300_000)
+
+  it('a disabled: true row in the profile removes the tool from what the model is offered', async () => {
+    const home = join(tmp, 'home')
+    const workspace = join(tmp, 'workspace')
+    writeFileSync(join(home, 'profiles', PROFILE, 'cordis.patch.yml'), fixture('profile.cordis.patch.yml') + fixture('disable-read.cordis.patch.yml'))
+    const model = await startScriptedModel(() => ({ text: 'nothing to do' }))
+    try {
+      const run = await collect(spawnDsh(install, PROFILE, ['say hi'], { cwd: workspace, dshHome: home, env: { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'dummy-key' }, stdio: 'pipe' }))
+      expect(run.code, run.stderr).toBe(0)
+      const tools = model.requests.find((r) => r.tools.length > 0)!.tools
+      expect(tools).not.toContain('read_file')
+      expect(tools).toEqual(expect.arrayContaining(['list_directory', 'bash_bg', 'kill_shell']))
+    } finally {
+      await model.close()
+    }
+  }, 300_000)
+
+  it('npm start with a key launches the dsh CLI in the directory npm start ran from', async () => {
+    const home = join(tmp, 'start-home')
+    const workspace = join(tmp, 'start-ws')
+    mkdirSync(workspace, { recursive: true })
+    writeFileSync(join(workspace, 'only-here.txt'), 'x\n')
+    const model = await startScriptedModel((_req, results) => results.length === 0
+      ? { calls: [{ name: 'list_directory', args: { path: '.' } }] }
+      : { text: `listed: ${results[0]!.text.includes('only-here.txt')}` })
+    try {
+      const child = spawn(process.execPath, [join(root, 'scripts', 'start.mjs'), 'list this directory'], {
+        cwd: root,
+        env: { ...process.env, INIT_CWD: workspace, DSH_HOME: home, DEEPSEEK_API_KEY: 'dummy-key', DEEPSEEK_BASE_URL: model.url },
+      })
+      const run = await collect(child)
+      expect(run.code, run.stderr).toBe(0)
+      expect(run.stdout.trim()).toBe('listed: true')
+    } finally {
+      await model.close()
+    }
+    const [listing] = loggedResults(install, home).filter((r) => r.name === 'list_directory')
+    expect(listing!.text).toContain('only-here.txt')
+  }, 300_000)
+})
