@@ -5,7 +5,7 @@
  * empty, the group is never signalled again (pid reuse).
  */
 import type { ChildProcess } from 'node:child_process'
-import { groupMembers, signalGroup, startTimeOf } from './process-group.ts'
+import { groupExists, groupMembers, signalGroup, startTimeOf } from './process-group.ts'
 
 export interface LeaderExit {
   code: number | null
@@ -42,9 +42,19 @@ export class ProcessGroup {
   /** Live members now (pids). Observing none after the leader exited marks the group gone. */
   members(): number[] {
     if (this.gone) return []
+    if (this.leaderExit === undefined) return groupMembers(this.pgid, this.leaderStart)
+    // The leader was reaped. No process left in the group: done, without scanning /proc.
+    if (!groupExists(this.pgid)) return this.markGone()
     const pids = groupMembers(this.pgid, this.leaderStart)
-    if (pids.length === 0 && this.leaderExit !== undefined) this.gone = true
+    // A live process whose own pid is the group id leads a new group: the kernel hands a pid
+    // out again only once nothing uses it as a group id, so ours emptied first (pid reuse).
+    if (pids.length === 0 || pids.includes(this.pgid)) return this.markGone()
     return pids
+  }
+
+  private markGone(): number[] {
+    this.gone = true
+    return []
   }
 
   /** Signal every member; a no-op (false) for a group already observed empty. */

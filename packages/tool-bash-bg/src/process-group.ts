@@ -82,6 +82,16 @@ export function groupMembers(pgid: number, leaderStart: number): number[] {
   return scanGroups(new Map([[pgid, leaderStart]])).get(pgid) ?? []
 }
 
+/** Whether any process (a zombie included) is in the group: kill(-pgid, 0), no /proc scan. */
+export function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
 /** Send a signal to a whole process group; a group that vanished meanwhile is not an error. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   try {

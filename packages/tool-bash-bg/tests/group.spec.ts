@@ -1,0 +1,78 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { accessSync, constants, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ProcessGroup } from '../src/group.ts'
+
+const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid'
+const spawned: ChildProcess[] = []
+afterEach(() => {
+  for (const child of spawned.splice(0)) child.kill('SIGKILL')
+})
+
+function canSteerPids(): boolean {
+  try {
+    accessSync(NS_LAST_PID, constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function inGroup(pgid: number): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'latin1').split(') ')[1]!.split(' ')
+      if (Number(fields[2]) === pgid) pids.push(Number(entry))
+    } catch {
+      // exited while we looked
+    }
+  }
+  return pids
+}
+
+async function until(test: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1000; i++) {
+    if (test()) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+describe('ProcessGroup and pid reuse', () => {
+  it.skipIf(!canSteerPids())('a new group leader that reuses the reaped leader\'s pid is never a member, never signalled', async () => {
+    const leader = spawn('bash', ['-c', '(sleep 0.3) & exit 0'], { detached: true, stdio: 'ignore' })
+    spawned.push(leader)
+    const group = new ProcessGroup(leader)
+    await group.exited
+    // Nobody asks the group anything until its id has been handed to someone else.
+    await until(() => inGroup(group.pgid).length === 0, 'the group to empty and be reaped')
+    let innocent: ChildProcess | undefined
+    for (let attempt = 0; attempt < 50 && innocent === undefined; attempt++) {
+      writeFileSync(NS_LAST_PID, String(group.pgid - 1))
+      const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' })
+      spawned.push(child)
+      if (child.pid === group.pgid) innocent = child
+      else child.kill('SIGKILL')
+    }
+    expect(innocent?.pid, 'the kernel handed the pid to a new group leader').toBe(group.pgid)
+    expect(inGroup(group.pgid)).toEqual([group.pgid])
+    expect(group.members()).toEqual([])
+    expect(group.empty).toBe(true)
+    expect(group.signal('SIGKILL')).toBe(false)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(innocent!.exitCode).toBeNull()
+    expect(innocent!.signalCode).toBeNull()
+  })
+
+  it('an emptied group is known empty without a /proc scan, and stays empty', async () => {
+    const leader = spawn('bash', ['-c', 'exit 0'], { detached: true, stdio: 'ignore' })
+    spawned.push(leader)
+    const group = new ProcessGroup(leader)
+    await group.exited
+    await until(() => group.members().length === 0, 'the group to empty')
+    expect(group.empty).toBe(true)
+    expect(group.signal('SIGTERM')).toBe(false)
+  })
+})
