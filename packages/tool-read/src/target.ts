@@ -38,7 +38,12 @@ async function notFound(ctx: Context, exec: ToolExecution, target: FsTarget, lis
     if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
     return new FsError(head, 'FS_NOT_FOUND')
   }
-  const near = suggest(basename(target.displayPath), names)
+  const wanted = basename(target.displayPath)
+  if (names.includes(wanted)) {
+    // The name is there but leads nowhere: a dangling symlink (suggesting the name itself would send the model in a loop).
+    return new FsError(`${head} (${wanted} is a symbolic link whose target does not exist)`, 'FS_NOT_FOUND')
+  }
+  const near = suggest(wanted, names)
   return near.length > 0
     ? new FsError(`${head}. Did you mean: ${near.join(', ')}?`, 'FS_NOT_FOUND')
     : new FsError(`${head} — use ${listTool} to see what is in ${parentPath}`, 'FS_NOT_FOUND')

@@ -2,7 +2,7 @@
 
 import { extname } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
-import { FsError } from '@deepseek-ai/dsh-fs'
+import { FsError, type FsErrorCode, type FsTarget } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition, type ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { Config } from './config.ts'
@@ -55,14 +55,54 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
 
 async function execute(ctx: Context, config: Config, gate: OutsideGate, args: ReadArgs, exec: ToolRunContext): Promise<ReadValue> {
   if (args.file_path.trim() === '') throw new HarnessError('file_path must not be empty; pass the path of a file', 'INVALID_ARGS')
+  // Node refuses NUL in a path with a message that names no argument.
+  if (args.file_path.includes('\0')) throw new HarnessError(`file_path must not contain a NUL character (got ${quoted(args.file_path)}); pass the path of a file`, 'INVALID_ARGS')
   const offset = positive(args.offset, 'offset', 1)
   // A limit above the cap is served up to the cap; the footer says how to continue.
   const limit = Math.min(positive(args.limit, 'limit', config.maxEntries), config.maxEntries)
 
   // The outside-workspace policy ran as a tools/pre-execute gate; check again what we open.
-  const placement = await place(ctx, exec, args.file_path)
+  let placement
+  try {
+    placement = await place(ctx, exec, args.file_path)
+  } catch (error) {
+    throw osError(error, quoted(args.file_path))
+  }
   gate.verify(exec, placement)
   const { target } = placement
+  const path = target.displayPath
+  try {
+    return await readTarget(ctx, config, exec, target, offset, limit)
+  } catch (error) {
+    throw osError(error, JSON.stringify(path))
+  }
+}
+
+/** Quote an argument echoed into a message, cut so a huge one never floods the result. */
+function quoted(value: string, max = 120): string {
+  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value)
+}
+
+/**
+ * A raw OS error (from realpath, open or read: a name too long, a symlink loop, permission
+ * denied, a file that vanished) as an FsError that names the file; the host's own errors pass.
+ */
+function osError(error: unknown, file: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code
+  if (error instanceof HarnessError || typeof code !== 'string' || !code.startsWith('E')) return error
+  const reasons: Record<string, [string, FsErrorCode]> = {
+    ENAMETOOLONG: ['a name in the path is too long', 'FS_IO_ERROR'],
+    ELOOP: ['the path loops through symlinks', 'FS_IO_ERROR'],
+    EACCES: ['permission denied', 'FS_PERMISSION_DENIED'],
+    EPERM: ['permission denied', 'FS_PERMISSION_DENIED'],
+    ENOENT: ['it vanished while being read', 'FS_NOT_FOUND'],
+    ENOTDIR: ['a part of the path is not a directory', 'FS_NOT_FOUND'],
+  }
+  const [reason, fsCode] = reasons[code] ?? [`${code} from the operating system`, 'FS_IO_ERROR']
+  return new FsError(`cannot read ${file}: ${reason}`, fsCode, { cause: error })
+}
+
+async function readTarget(ctx: Context, config: Config, exec: ToolRunContext, target: FsTarget, offset: number, limit: number): Promise<ReadValue> {
   const info = await statRegular(ctx, exec, target, 'list_directory')
   const path = target.displayPath
   let value: ReadValue

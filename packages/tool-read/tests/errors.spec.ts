@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
@@ -68,6 +68,28 @@ describe('errors', () => {
     // The schema itself rejects a fraction and a missing path (the host's own message).
     expect((await failure({ file_path: 'ok.txt', offset: 1.5 })).code).toBe('INVALID_ARGS')
     expect((await failure({})).code).toBe('INVALID_ARGS')
+  })
+
+  // Found by packages/hardening (fuzz-read, fs-faults): raw OS errors named no argument.
+  it('a NUL in file_path is refused naming the argument (node would say \'path\' without it)', async () => {
+    expect(await failure({ file_path: 'a\0b' })).toEqual({
+      text: 'Error: file_path must not contain a NUL character (got "a\\u0000b"); pass the path of a file',
+      code: 'INVALID_ARGS',
+    })
+  })
+
+  it('a name too long and a symlink loop name the file, not the syscall', async () => {
+    const long = 'x'.repeat(300)
+    expect(await failure({ file_path: long })).toEqual({ text: `Error: cannot read "${'x'.repeat(120)}…": a name in the path is too long`, code: 'FS_IO_ERROR' })
+    await symlink('loop-self', join(host.cwd, 'loop-self'))
+    expect((await failure({ file_path: 'loop-self' })).text).toBe('Error: cannot read "loop-self": the path loops through symlinks')
+  })
+
+  it('a dangling symlink says so instead of suggesting its own name', async () => {
+    await symlink('missing-target', join(host.cwd, 'dangling'))
+    expect((await failure({ file_path: 'dangling' })).text).toBe(
+      `Error: cannot read "${join(host.cwd, 'dangling')}": file not found (dangling is a symbolic link whose target does not exist)`,
+    )
   })
 
   it('a notebook over maxFileBytes is refused', async () => {

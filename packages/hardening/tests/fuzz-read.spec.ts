@@ -1,0 +1,69 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
+import * as Read from '../../tool-read/src/index.ts'
+import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
+import { runs, withinMs } from '../src/budget.ts'
+import { makeFixture } from '../src/fixture.ts'
+
+// A 1x1 PNG, a notebook, a binary file and UTF-16 text beside the shared fixture.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64')
+const NOTEBOOK = JSON.stringify({ metadata: { language_info: { name: 'python' } }, cells: [{ cell_type: 'code', source: ['print(1)'], execution_count: 1, outputs: [] }] })
+
+let host: Host
+beforeAll(async () => {
+  host = await bootHost()
+  await host.ctx.plugin(Read, {})
+  await makeFixture(host.cwd)
+  await writeFile(join(host.cwd, 'pic.png'), PNG)
+  await writeFile(join(host.cwd, 'broken.png'), 'not a png')
+  await writeFile(join(host.cwd, 'nb.ipynb'), NOTEBOOK)
+  await writeFile(join(host.cwd, 'bad.ipynb'), '{"cells": 3')
+  await writeFile(join(host.cwd, 'bin.dat'), Buffer.from([1, 2, 0, 3, 255]))
+  await writeFile(join(host.cwd, 'utf16.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a\nb\n', 'utf16le')]))
+  await writeFile(join(host.cwd, 'lines.txt'), Array.from({ length: 300 }, (_, i) => `line ${i + 1}`).join('\n'))
+})
+afterAll(async () => { await host.dispose() })
+
+const PARAMS = ['file_path', 'offset', 'limit']
+
+const sometimes = <T>(good: fc.Arbitrary<T>, nasty: fc.Arbitrary<unknown>) => fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: nasty })
+
+const readArgs = argsFor({
+  file_path: sometimes(fc.constantFrom(
+    'README.md', 'src/index.ts', 'src/cli/ui.ts', 'dossier é/文件.txt', 'no-newline.txt', 'empty.txt', '.env', 'lines.txt',
+    'pic.png', 'broken.png', 'nb.ipynb', 'bad.ipynb', 'bin.dat', 'utf16.txt', 'link-in/index.ts', 'link-out/hostname',
+    'dangling', 'src', 'READNE.md', 'nope/x.txt', '/etc/hostname', '/dev/null', '/proc/self/status',
+  ), nastyString),
+  offset: sometimes(fc.integer({ min: 1, max: 400 }), nastyNumber),
+  limit: sometimes(fc.integer({ min: 1, max: 400 }), nastyNumber),
+}, ['file_path'])
+
+it('read_file: generated arguments never throw past the pipeline, hang, or give an error that names nothing', async () => {
+  const tally = { calls: 0, ok: 0, errors: 0 }
+  await fc.assert(fc.asyncProperty(readArgs, async (args) => {
+    const result = await withinMs(20_000, `read_file ${JSON.stringify(args)?.slice(0, 200)}`, execTool(host.ctx, 'read_file', args))
+    tally.calls++
+    const text = textOf(result)
+    if (!result.isError) {
+      tally.ok++
+      expect(text.length).toBeGreaterThan(0)
+      return
+    }
+    tally.errors++
+    if (process.env.FUZZ_SHOW === '1') console.log(text.slice(0, 160))
+    expect(text.startsWith('Error: ')).toBe(true)
+    const path = (args as { file_path?: unknown } | null)?.file_path
+    const tail = typeof path === 'string' ? path.replace(/\/+$/, '').split('/').pop() ?? '' : ''
+    const namesSomething = PARAMS.some((param) => text.includes(param))
+      || (tail !== '' && text.includes(tail.slice(0, 20)))
+      || text.includes('outside the workspace')
+      || text.includes('invalid arguments')
+      || text.includes('must be losslessly JSON-serializable')
+    expect(namesSomething, text).toBe(true)
+  }), { numRuns: runs(10_000, 1_000) })
+  console.log(`read_file fuzz: ${tally.calls} calls, ${tally.ok} results, ${tally.errors} clear errors`)
+  expect(tally.calls).toBe(runs(10_000, 1_000))
+})
