@@ -20,6 +20,9 @@ declare module '@deepseek-ai/dsh-jobs' {
 
 export const JOB_KIND = 'bash_bg'
 
+/** Linux's MAX_ARG_STRLEN (32 pages, its NUL included): the longest `bash -c` command that can spawn. */
+export const MAX_COMMAND_BYTES = 131_071
+
 function aborted(): HarnessError {
   const error = new HarnessError('tool call aborted', TOOL_ABORTED)
   error.name = 'AbortError'
@@ -44,6 +47,14 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
   const validate = (args: Args): void => {
     if (args.command.trim().length === 0) {
       throw new Error('invalid command: expected a non-empty bash command, got an empty string')
+    }
+    // Both would fail inside spawn() with a message that names no argument (or blames bash being missing).
+    if (args.command.includes('\0')) {
+      throw new Error("invalid command: it contains a NUL character, which no process argument can carry — remove it (printf '\\0' writes one)")
+    }
+    const bytes = Buffer.byteLength(args.command)
+    if (bytes > MAX_COMMAND_BYTES) {
+      throw new Error(`invalid command: ${bytes} bytes is over the ${MAX_COMMAND_BYTES}-byte limit Linux puts on one process argument — write the script to a file and run that file`)
     }
     const timeout = args.timeout
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > config.maxTimeoutMs)) {

@@ -1,4 +1,4 @@
-import { mkdir, rm, stat, readFile } from 'node:fs/promises'
+import { mkdir, readdir, rm, stat, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { execTool, makeTmpDir, removeTmpDir, textOf } from '@gencode-ai/testkit'
@@ -94,6 +94,23 @@ describe('bad input', () => {
     }
     const notString = await execTool(host.ctx, 'bash_bg', { command: 42 })
     expect(notString.error?.info?.code).toBe('INVALID_ARGS')
+  })
+
+  // Found by packages/hardening (fuzz-bash-bg): both failed inside spawn() naming no argument.
+  it('refuses a NUL or an over-long command naming the argument, in both modes, leaving no log behind', async () => {
+    host = await bootBashBg()
+    const long = `echo ${'x'.repeat(131_066)}`
+    for (const run_in_background of [false, true]) {
+      const nul = await execTool(host.ctx, 'bash_bg', { command: 'echo a\0b', run_in_background })
+      expect(nul.error?.message).toBe("invalid command: it contains a NUL character, which no process argument can carry — remove it (printf '\\0' writes one)")
+      const huge = await execTool(host.ctx, 'bash_bg', { command: `${long}x`, run_in_background })
+      expect(huge.error?.message).toBe('invalid command: 131072 bytes is over the 131071-byte limit Linux puts on one process argument — write the script to a file and run that file')
+    }
+    // The limit is exact: one byte less still runs.
+    const fits = await execTool(host.ctx, 'bash_bg', { command: long })
+    expect(fits.isError).toBe(false)
+    expect((fits.value as { stdout: { cut: number } }).stdout.cut).toBeGreaterThan(0)
+    expect(await readdir(host.shells.logDir)).toEqual([])
   })
 
   it('says when the working directory vanished', async () => {
