@@ -2,6 +2,7 @@
 // installed with `dsh plugin add`, the real base bundle (sandbox workspace-write + approval on),
 // headless runs against our scripted model, and the session log as the witness.
 import { spawn, spawnSync } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeTmpDir, removeTmpDir } from '@gencode-ai/testkit'
 import { discoverPlugins } from '../src/plugins.ts'
 import { ensureDshCli, ensureProfilePlugins, packPlugins, spawnDsh, type DshInstall } from '../src/dsh-cli.ts'
-import { startScriptedModel, type Reply, type SeenResult } from './model-server.ts'
+import { resultsOf as resultsOfRequest, startScriptedModel, type Reply, type SeenResult } from './model-server.ts'
 
 const root = fileURLToPath(new URL('../../..', import.meta.url))
 const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`fixtures/${name}`, import.meta.url)), 'utf8')
@@ -176,7 +177,9 @@ describe('the real dsh CLI with the four plugins', () => {
     // The base bundle's workspace-write sandbox confined bash_bg: the outside write failed.
     const foreground = byName('bash_bg').find((r) => r.args.run_in_background !== true)!
     expect(foreground.text).toMatch(/write exit=[1-9]/)
-    expect(existsSync(probe)).toBe(false)
+    const leaked = existsSync(probe)
+    rmSync(probe, { force: true })
+    expect(leaked).toBe(false)
   }, 300_000)
 
   it('a disabled: true row in the profile removes the tool from what the model is offered', async () => {
@@ -191,6 +194,65 @@ describe('the real dsh CLI with the four plugins', () => {
       expect(tools).not.toContain('read_file')
       expect(tools).toEqual(expect.arrayContaining(['list_directory', 'bash_bg', 'kill_shell']))
     } finally {
+      await model.close()
+    }
+  }, 300_000)
+
+  it('an agent preset row configures list_directory and read_file for the sessions of that preset (dsh web)', async () => {
+    const home = join(tmp, 'web-home')
+    const workspace = join(tmp, 'web-ws')
+    mkdirSync(workspace, { recursive: true })
+    for (const name of ['a.txt', 'b.txt', 'c.txt']) writeFileSync(join(workspace, name), `${name}\n`)
+    writeFileSync(join(workspace, 'three.txt'), 'one\ntwo\nthree\n')
+    ensureProfilePlugins(install, home, 'web', tarballs)
+    mkdirSync(join(home, '.agent-presets', 'gencode-lister'), { recursive: true })
+    writeFileSync(join(home, '.agent-presets', 'gencode-lister', 'agent.cordis.yml'), fixture('preset.agent.cordis.yml'))
+
+    const model = await startScriptedModel((_req, results) => {
+      if (results.length === 0) return { calls: [{ name: 'list_directory', args: { path: '.' } }, { name: 'read_file', args: { file_path: 'three.txt' } }] }
+      return { text: 'done' }
+    })
+    const web = spawnDsh(install, 'web', ['--no-open', '--port', '0'], { cwd: workspace, dshHome: home, env: { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'dummy-key' }, stdio: 'pipe' })
+    const exited = collect(web)
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = ''
+        web.stdout!.on('data', (d: Buffer) => {
+          out += d.toString()
+          const match = /http:\/\/127\.0\.0\.1:\d+/.exec(out)
+          if (match) resolve(match[0])
+        })
+        web.on('exit', (code) => reject(new Error(`dsh web exited ${code} before serving`)))
+      })
+      // The web app's own API, as its browser UI calls it.
+      const rpc = async (method: string, payload: unknown) => {
+        const response = await fetch(`${url}/api/${method}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ type: 'client-request', rpcId: randomUUID(), method, payload }),
+        })
+        const body = await response.json() as { result: { ok: boolean, value: any, error?: unknown } }
+        expect(body.result.ok, JSON.stringify(body.result.error)).toBe(true)
+        return body.result.value
+      }
+      const resultsOf = async (agentPreset: string | undefined) => {
+        const { sessionId } = await rpc('session.create', { cwd: workspace, ...agentPreset ? { agentPreset } : {} })
+        await rpc('session.prompt', { sessionId, mode: 'queue', content: [{ type: 'text', text: `list and read (${agentPreset ?? 'default'})` }] })
+        const mine = () => model.requests.find((r) => JSON.stringify(r.body.messages).includes(`(${agentPreset ?? 'default'})`) && r.body.messages.some((m) => m.role === 'tool'))
+        for (let i = 0; i < 600 && mine() === undefined; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+        return resultsOfRequest(mine()!.body)
+      }
+      const preset = await resultsOf('gencode-lister')
+      expect(preset.find((r) => r.name === 'list_directory')!.text).toMatch(/\[2 items truncated, showing first 2 of 4 total\]/)
+      expect(preset.find((r) => r.name === 'read_file')!.text).toMatch(/^1\tone\n[^]*offset=2/)
+      // The default preset runs on the profile's rows: the plugins' default config.
+      const standard = await resultsOf(undefined)
+      expect(standard.find((r) => r.name === 'list_directory')!.text).not.toContain('truncated')
+      expect(standard.find((r) => r.name === 'list_directory')!.text).toContain('three.txt')
+      expect(standard.find((r) => r.name === 'read_file')!.text).toContain('3\tthree')
+    } finally {
+      web.kill('SIGTERM')
+      await exited
       await model.close()
     }
   }, 300_000)
