@@ -12,6 +12,9 @@ export const PINS = {
   hmr: '1.0.17',
 } as const
 
+/** The patch enabling hmr: the headless bundle disables it, but the rc.8 launcher needs it. */
+export const HMR_PATCH = '# The headless bundle disables hmr, but the rc.8 launcher needs it.\n- id: hmr\n  disabled: false\n'
+
 /** Packages of the CLI tree with install scripts pnpm 11 must be allowed to run. */
 const ALLOW_BUILDS = ['@deepseek-ai/dsh-subprocess-local', '@google/genai', 'koffi', 'node-pty', 'protobufjs']
 
@@ -61,7 +64,10 @@ export function ensureDshCli(root: string, log: Log = () => {}): DshInstall {
   }
   const stampFile = join(dir, 'installed.json')
   const stamp = JSON.stringify(PINS)
-  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(install.dsh) && existsSync(install.node)) return install
+  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(install.dsh) && existsSync(install.node)) {
+    if (!existsSync(install.hmrPatch)) writeFileSync(install.hmrPatch, HMR_PATCH)
+    return install
+  }
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new Error(`the dsh CLI recipe ships Node 22 for linux-x64 only (this is ${process.platform}-${process.arch}) — install Node >= 22.19 and @deepseek-ai/dsh@${PINS.dsh} yourself`)
   }
@@ -87,7 +93,7 @@ export function ensureDshCli(root: string, log: Log = () => {}): DshInstall {
     '',
   ].join('\n'))
   run(join(dir, 'bin', 'pnpm'), ['install', '--config.update-notifier=false', '--reporter=silent'], { cwd: cli, env: { ...process.env, PATH: envPath(install) }, log })
-  writeFileSync(install.hmrPatch, '# The headless bundle disables hmr, but the rc.8 launcher needs it.\n- id: hmr\n  disabled: false\n')
+  writeFileSync(install.hmrPatch, HMR_PATCH)
   writeFileSync(stampFile, stamp)
   return install
 }

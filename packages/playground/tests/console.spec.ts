@@ -12,7 +12,7 @@ const root = fileURLToPath(new URL('../../..', import.meta.url))
 const start = join(root, 'scripts', 'start.mjs')
 
 function startConsole(args: string[], cwd: string): ChildProcessWithoutNullStreams {
-  const env = { ...process.env, INIT_CWD: cwd }
+  const env: NodeJS.ProcessEnv = { ...process.env, INIT_CWD: cwd }
   delete env.DEEPSEEK_API_KEY
   return spawn(process.execPath, [start, ...args], { cwd: root, env })
 }

@@ -66,7 +66,7 @@ const OUTPUT_FILE = /Output file: (\S+)/
  * its echo shows, kill it, try a write outside the workspace in the foreground, then answer. Each step reads the earlier results from the request.
  */
 function fourToolScript(probe: string) {
-  return (_req: unknown, results: SeenResult[]): Reply => {
+  return async (_req: unknown, results: SeenResult[]): Promise<Reply> => {
   const last = results.at(-1)
   const started = results.find((r) => r.name === 'bash_bg' && SHELL_ID.test(r.text))
   if (results.length === 0) return { calls: [{ name: 'list_directory', args: { path: '.' } }] }
@@ -79,6 +79,8 @@ function fourToolScript(probe: string) {
   const reads = results.filter((r) => r.name === 'read_file')
   const outputFile = started && OUTPUT_FILE.exec(started.text)?.[1]
   if (outputFile && !reads.some((r) => r.text.includes('hello-from-bg')) && reads.length < 20) {
+    // The echo may not have reached the log yet: give it a moment before reading again.
+    if (reads.length > 0) await new Promise((resolve) => setTimeout(resolve, 250))
     return { calls: [{ name: 'read_file', args: { file_path: outputFile } }] }
   }
   if (started && !results.some((r) => r.name === 'kill_shell')) {
