@@ -116,6 +116,8 @@ export async function runConsole(argv: readonly string[], options: ConsoleOption
 async function readLoop(host: ConsoleHost, json: boolean, options: ConsoleOptions): Promise<number> {
   const tty = options.stdin.isTTY === true
   const rl = createInterface({ input: options.stdin, ...tty ? { output: options.stdout, prompt: '> ' } : {}, terminal: tty })
+  // On a terminal readline takes Ctrl-C itself: end the session (and kill the shells) on it.
+  rl.on('SIGINT', () => rl.close())
   if (tty) {
     options.stdout.write(`DSH tool console in ${options.cwd} — ${host.loaded.length} plugin(s) loaded; type help.\n`)
     rl.prompt()
