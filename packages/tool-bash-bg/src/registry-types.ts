@@ -66,7 +66,7 @@ export interface BackgroundShellRegistry {
   find(idOrJobId: string): ShellRecord | undefined
   list(): ShellRecord[]
   running(owner?: string): ShellRecord[]
-  /** Drop a finished shell's record (its log stays until pruned); false for a running or unknown shell. */
+  /** Drop a finished shell's record and its log; false for a running or unknown shell. */
   remove(id: string): boolean
   /** Drop finished shells (and their logs) that ended more than `maxAgeMs` ago (default one hour); returns how many. */
   prune(maxAgeMs?: number): number

@@ -63,11 +63,17 @@ export class ShellRegistry implements BackgroundShellRegistry {
     return this.list().filter((record) => record.status === 'running' && (owner === undefined || record.owner === owner))
   }
 
-  /** Drop a finished shell's record (its log stays until pruned or the plugin stops); false for a running or unknown shell. */
+  /**
+   * Drop a finished shell's record and its log; false for a running or unknown shell. The log
+   * goes too: once the record is gone, prune can no longer find it, and it would stay on disk
+   * until the plugin stops.
+   */
   remove(id: string): boolean {
     const entry = this.entries.get(id)
     if (entry === undefined || entry.record.status === 'running') return false
-    return this.entries.delete(id)
+    this.entries.delete(id)
+    rmSync(entry.record.output_file, { force: true })
+    return true
   }
 
   prune(maxAgeMs = HOUR_MS): number {

@@ -1,6 +1,7 @@
 import { mkdir, readdir, rm, stat, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
 import { execTool, makeTmpDir, removeTmpDir, textOf } from '@gencode-ai/testkit'
 import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
@@ -231,10 +232,46 @@ describe('background', () => {
     await expect(stat(value.output_file)).rejects.toThrow()
   })
 
-  it('gets the host shell environment and the non-interactive defaults', async () => {
+  // Found by packages/hardening (processes): a removed record's log was never pruned (prune only sees records).
+  it('remove drops a finished shell with its log, and refuses a running one', async () => {
     host = await bootBashBg()
-    const result = await execTool(host.ctx, 'bash_bg', { command: 'echo "$TERM $PAGER $NO_COLOR"' })
-    expect(textOf(result)).toBe('dumb cat 1\n')
+    const done = await startBg(host, 'echo x')
+    const running = await startBg(host, 'sleep 60')
+    await host.shells.settled(done.shell_id)
+    expect(host.shells.remove(running.shell_id)).toBe(false)
+    expect(host.shells.remove(done.shell_id)).toBe(true)
+    expect(host.shells.get(done.shell_id)).toBeUndefined()
+    await expect(stat(done.output_file)).rejects.toThrow()
+    expect(await readdir(host.shells.logDir)).toEqual([`${running.shell_id}.log`])
+  })
+
+  it('runs with the scrubbed host env, the non-interactive defaults and ctx.shellEnv\'s DSH_* facts, in both modes', async () => {
+    // A credential-shaped host variable and a stale DSH_* fact must not reach the command.
+    process.env.FAKE_API_KEY = 'leaked-secret'
+    process.env.DSH_STALE_FACT = 'stale'
+    try {
+      host = await bootBashBg({}, {
+        before: async (h) => {
+          await h.ctx.plugin(ShellEnv, { dshHome: '/srv/dsh-home' })
+          h.ctx.shellEnv.register({
+            name: 'bash-bg-test',
+            variables: { DSH_TEST_FACT: { description: 'a fact for this test' } },
+            resolve: () => ({ DSH_TEST_FACT: 'contributed' }),
+          })
+        },
+      })
+      const agent = host.agent()
+      const command = 'echo "${FAKE_API_KEY-unset} ${DSH_STALE_FACT-unset} $DSH_HOME $DSH_SHELL $DSH_SESSION_ID $DSH_TEST_FACT $TERM $PAGER $NO_COLOR ${HOME:+home-kept}"'
+      const expected = `unset unset /srv/dsh-home 1 ${agent.session.header.id} contributed dumb cat 1 home-kept\n`
+      expect(textOf(await execTool(host.ctx, 'bash_bg', { command }, { agent }))).toBe(expected)
+      const started = await execTool(host.ctx, 'bash_bg', { command, run_in_background: true }, { agent })
+      const bg = started.value as unknown as Bg
+      await host.shells.settled(bg.shell_id)
+      expect(await readFile(bg.output_file, 'utf8')).toBe(expected)
+    } finally {
+      delete process.env.FAKE_API_KEY
+      delete process.env.DSH_STALE_FACT
+    }
   })
 })
 
