@@ -9,6 +9,7 @@ import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { FsError } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type { SandboxExecutionPolicy } from '@deepseek-ai/dsh-sandbox'
+import { scrubbedParentEnv } from '@deepseek-ai/dsh-subprocess'
 import type {} from '@deepseek-ai/dsh-sandbox-policy'
 import type {} from '@deepseek-ai/dsh-shell-env'
 
@@ -30,7 +31,9 @@ export async function planLaunch(ctx: Context, command: string, exec: ToolExecut
   const policy: SandboxExecutionPolicy | undefined = sandboxPolicy?.resolve(exec.agent === undefined ? {} : { session: exec.agent.session })
   const cwd = policy?.workspaceRoot ?? exec.agent?.session.header.cwd ?? await defaultCwd(ctx)
   assertDirectory(cwd)
-  const env = { ...process.env, ...ENV_DEFAULTS, ...ctx.get('shellEnv')?.collect(exec) }
+  // As first-party bash builds it: the host env without credential-shaped names (*KEY*, *TOKEN*,
+  // *SECRET*, *PASSWORD*) or stale DSH_* facts, then the defaults, then this call's DSH_* facts.
+  const env = { ...scrubbedParentEnv(), ...ENV_DEFAULTS, ...ctx.get('shellEnv')?.collect(exec) }
   const argv: [string, ...string[]] = ['bash', '-c', command]
   if (sandbox === undefined || policy === undefined || policy.mode === 'danger-full-access') {
     return { argv, cwd, env }
