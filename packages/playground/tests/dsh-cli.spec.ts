@@ -65,7 +65,7 @@ const OUTPUT_FILE = /Output file: (\S+)/
  * try a second one (over the profile's maxEntries: 1), read the first one's output_file until
  * its echo shows, kill it, try a write outside the workspace in the foreground, then answer. Each step reads the earlier results from the request.
  */
-function fourToolScript(probe: string) {
+function fourToolScript(probe: string, outside: string) {
   return async (_req: unknown, results: SeenResult[]): Promise<Reply> => {
   const last = results.at(-1)
   const started = results.find((r) => r.name === 'bash_bg' && SHELL_ID.test(r.text))
@@ -85,6 +85,10 @@ function fourToolScript(probe: string) {
   }
   if (started && !results.some((r) => r.name === 'kill_shell')) {
     return { calls: [{ name: 'kill_shell', args: { shell_id: SHELL_ID.exec(started.text)![0] } }] }
+  }
+  // A file outside the workspace (not a shell log): read_file asks, and headless has nobody to say yes.
+  if (!results.some((r) => r.name === 'read_file' && r.args.file_path === outside)) {
+    return { calls: [{ name: 'read_file', args: { file_path: outside } }] }
   }
   // Last, a foreground command writing outside the workspace: the sandbox must stop it.
   if (!results.some((r) => r.name === 'bash_bg' && r.args.run_in_background !== true)) {
@@ -138,7 +142,9 @@ describe('the real dsh CLI with the four plugins', () => {
 
     // Outside the workspace and outside the temp areas the sandbox may leave writable.
     const probe = join(root, '.dsh', `sandbox-probe-${process.pid}`)
-    const model = await startScriptedModel(fourToolScript(probe))
+    const outside = join(tmp, 'outside.txt')
+    writeFileSync(outside, 'secret\n')
+    const model = await startScriptedModel(fourToolScript(probe, outside))
     try {
       const env = { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'dummy-key' }
       const run = await collect(spawnDsh(install, PROFILE, ['use the four tools'], { cwd: workspace, dshHome: home, env, stdio: 'pipe' }))
@@ -168,7 +174,7 @@ describe('the real dsh CLI with the four plugins', () => {
     expect(second!.isError).toBe(true)
     expect(second!.text).toContain(SHELL_ID.exec(started!.text)![0])
     // read_file read the shell's output_file (outside the workspace) without an approval prompt.
-    const reads = byName('read_file')
+    const reads = byName('read_file').filter((r) => r.args.file_path !== outside)
     expect(reads.every((r) => !r.isError)).toBe(true)
     expect(reads.at(-1)!.text).toMatch(/1\thello-from-bg/)
     // kill_shell stopped it: the group is gone.
@@ -176,6 +182,11 @@ describe('the real dsh CLI with the four plugins', () => {
     expect(kill!.isError).toBe(false)
     const pid = Number(/pid (\d+)/.exec(started!.text)![1])
     expect(() => process.kill(-pid, 0)).toThrow()
+    // The approval service is composed: a read outside the workspace asked, and was refused.
+    const refused = byName('read_file').find((r) => r.args.file_path === outside)!
+    expect(refused.isError).toBe(true)
+    expect(refused.text).toContain('requires approval')
+    expect(refused.text).not.toContain('secret')
     // The base bundle's workspace-write sandbox confined bash_bg: the outside write failed.
     const foreground = byName('bash_bg').find((r) => r.args.run_in_background !== true)!
     expect(foreground.text).toMatch(/write exit=[1-9]/)
