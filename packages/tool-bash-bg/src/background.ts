@@ -43,12 +43,18 @@ function closedOrTimeout(streams: readonly Readable[], ms: number): Promise<void
   })
 }
 
+/** Whether `next` may end the group where `current` may not: it escalates, or starts with SIGKILL. */
+function asksForMore(next: KillRequest, current: KillRequest): boolean {
+  if (current.force || current.signal === 'SIGKILL') return false
+  return next.force || next.signal === 'SIGKILL'
+}
+
 export class BackgroundShell {
   readonly record: MutableShellRecord
   readonly group: ProcessGroup
   readonly settled: Promise<ShellRecord>
   private readonly writer: LogWriter
-  private termination: Promise<KillOutcome> | undefined
+  private termination: { request: KillRequest, outcome: Promise<KillOutcome> } | undefined
   /** The first signal a kill actually sent, when one did. */
   private killSignal: string | undefined
   private cursor = 0
@@ -117,16 +123,26 @@ export class BackgroundShell {
 
   /**
    * Signal, wait, escalate (see terminate.ts). A request made while another is under way
-   * shares it; once one is over, a new request (say, with force after one without) runs anew.
+   * shares it, unless it asks for more (force, or SIGKILL): then it waits for the current one
+   * and, when anything of the group survived it, runs anew. Otherwise dispose's SIGKILL would
+   * be lost behind a kill_shell force:false still waiting (orphans). Once one is over, a new
+   * request runs anew.
    */
   terminate(request: KillRequest): Promise<KillOutcome> {
-    if (this.termination !== undefined) return this.termination
-    const termination = terminateGroup(this.group, request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
-      if (outcome.survivors.length === 0) await this.settled
-      return outcome
-    }).finally(() => { this.termination = undefined })
-    this.termination = termination
-    return termination
+    const current = this.termination
+    if (current !== undefined) {
+      if (!asksForMore(request, current.request)) return current.outcome
+      return current.outcome.then((outcome) => outcome.survivors.length === 0 ? outcome : this.terminate(request))
+    }
+    const entry = {
+      request,
+      outcome: terminateGroup(this.group, request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
+        if (outcome.survivors.length === 0) await this.settled
+        return outcome
+      }).finally(() => { if (this.termination === entry) this.termination = undefined }),
+    }
+    this.termination = entry
+    return entry.outcome
   }
 
   /** The host job's cancel: synchronous, never throws, idempotent; carries out a stored kill_shell request. */

@@ -73,7 +73,9 @@ export interface BackgroundShellRegistry {
   /**
    * Signal the shell's process group, wait up to `timeoutMs` for it to empty, escalate to
    * SIGKILL when `force`, and report survivors. Never signals a group already observed empty
-   * (pid reuse). Resolves when the record has settled.
+   * (pid reuse). Resolves when the record has settled. A call made while another is under way
+   * shares it, unless it asks for more (`force` or SIGKILL after one without): then it waits
+   * for that one and, when anything survived, runs anew.
    */
   terminate(id: string, request: KillRequest): Promise<KillOutcome>
   /** Resolves once the shell's group is empty and its log flushed. */

@@ -185,13 +185,30 @@ describe('background', () => {
     expect(await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 })).toMatchObject({ signal_sent: 'none', survivors: [] })
   })
 
-  it('concurrent kill requests share the one under way', async () => {
+  it('a kill request that asks no more than the one under way shares it', async () => {
     host = await bootBashBg()
     const value = await startBg(host, 'sleep 60')
     const first = host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 1000 })
+    // The first one already ends in SIGKILL: nothing more to ask for.
     const second = host.shells.terminate(value.shell_id, { signal: 'SIGKILL', force: true, timeoutMs: 1 })
+    const third = host.shells.terminate(value.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 1 })
     expect(second).toBe(first)
+    expect(third).toBe(first)
     expect(await first).toMatchObject({ signal_sent: 'SIGTERM', survivors: [] })
+  })
+
+  it('a forcing kill made while a non-forcing one is under way waits for it, then escalates', async () => {
+    host = await bootBashBg()
+    const mark = marker('escalate')
+    const value = await startBg(host, `trap '' INT TERM; exec -a ${mark} sleep 60`)
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
+    const gentle = host.shells.terminate(value.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 300 })
+    const forcing = host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 })
+    expect(forcing).not.toBe(gentle)
+    expect(await gentle).toMatchObject({ signal_sent: 'SIGINT', force_killed: false, survivors: pidsWithMarker(mark, true) })
+    expect(await forcing).toMatchObject({ signal_sent: 'SIGTERM', force_killed: true, survivors: [] })
+    expect(pidsWithMarker(mark)).toEqual([])
+    expect(host.shells.get(value.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
   })
 
   it('never signals a finished group, reports survivors without force', async () => {
@@ -281,8 +298,10 @@ describe('dispose', () => {
     host = await bootBashBg({}, { cwd })
     const mark = marker('dispose')
     await startBg(host, `(exec -a ${mark} sleep 60) & exec -a ${mark} sleep 60`)
-    await startBg(host, `trap '' TERM; exec -a ${mark} sleep 60`)
+    const stubborn = await startBg(host, `trap '' INT TERM; exec -a ${mark} sleep 60`)
     await until(() => pidsWithMarker(mark, true).length === 3, 'three processes')
+    // A kill_shell force:false still waiting must not swallow dispose's escalation to SIGKILL.
+    void host.shells.terminate(stubborn.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 500 })
     const logDir = host.shells.logDir
     const fiber = [...host.ctx.registry.values()]
     expect(fiber.length).toBeGreaterThan(0)
