@@ -1,10 +1,22 @@
 /**
  * A small BMP decoder (sharp's libvips build reads no BMP): uncompressed 1/4/8-bit palette,
  * 16/24/32-bit and BI_BITFIELDS, bottom-up or top-down, to RGBA for transcoding to PNG.
- * RLE and embedded JPEG/PNG BMPs are refused with a clear reason.
+ * RLE and embedded JPEG/PNG BMPs are refused with a clear reason. The header alone is enough to
+ * validate a file and report its size; the pixels are decoded only for an image being attached.
  */
 
+import { FsError } from '@deepseek-ai/dsh-fs'
+
 export class BmpError extends Error {}
+
+/**
+ * The most pixels decoded: sharp's own input limit (0x3FFF squared), so a BMP gets the same
+ * ceiling as every other format. A 1-bit BMP of 33 MB reaches it, and its RGBA is ~1 GB.
+ */
+export const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
+
+/** Pixels decoded between two yields to the event loop (where an abort can land). */
+const PIXELS_PER_SLICE = 1 << 20
 
 export interface BmpHeader {
   width: number
@@ -55,9 +67,24 @@ function layout(data: Uint8Array): Layout {
   }
 }
 
-export function bmpHeader(data: Uint8Array): BmpHeader {
-  const { width, height } = layout(data)
+/** Validate everything the header says (dimensions, compression, depth, data length) without decoding. */
+function checked(data: Uint8Array): Layout {
+  const info = layout(data)
+  const { width, height, bpp, compression } = info
   if (width <= 0 || height <= 0) throw new BmpError('invalid BMP dimensions')
+  if (compression === 1 || compression === 2) throw new BmpError('RLE-compressed BMP is not supported')
+  if (compression !== 0 && compression !== 3 && compression !== 6) throw new BmpError(`BMP compression ${compression} is not supported`)
+  if (![1, 4, 8, 16, 24, 32].includes(bpp)) throw new BmpError(`${bpp}-bit BMP is not supported`)
+  if (info.dataOffset + stride(info) * height > data.length) throw new BmpError('truncated BMP pixel data')
+  return info
+}
+
+function stride({ bpp, width }: Layout): number {
+  return Math.floor((bpp * width + 31) / 32) * 4
+}
+
+export function bmpHeader(data: Uint8Array): BmpHeader {
+  const { width, height } = checked(data)
   return { width, height }
 }
 
@@ -68,16 +95,16 @@ function maskShift(mask: number): { shift: number, max: number } {
   return { shift, max: mask >>> shift }
 }
 
-export function decodeBmp(data: Uint8Array): DecodedBmp {
-  const info = layout(data)
+/**
+ * Decode to RGBA. The caller checks MAX_DECODE_PIXELS first (this refuses more as a backstop);
+ * the loop yields every ~1M pixels and stops with FS_ABORTED once `signal` fires.
+ */
+export async function decodeBmp(data: Uint8Array, signal: AbortSignal): Promise<DecodedBmp> {
+  const info = checked(data)
   const { width, height, bpp, compression } = info
-  if (width <= 0 || height <= 0) throw new BmpError('invalid BMP dimensions')
-  if (compression === 1 || compression === 2) throw new BmpError('RLE-compressed BMP is not supported')
-  if (compression !== 0 && compression !== 3 && compression !== 6) throw new BmpError(`BMP compression ${compression} is not supported`)
-  if (![1, 4, 8, 16, 24, 32].includes(bpp)) throw new BmpError(`${bpp}-bit BMP is not supported`)
+  if (width * height > MAX_DECODE_PIXELS) throw new BmpError(`${width}x${height} BMP is over ${MAX_DECODE_PIXELS} pixels`)
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength)
-  const stride = Math.floor((bpp * width + 31) / 32) * 4
-  if (info.dataOffset + stride * height > data.length) throw new BmpError('truncated BMP pixel data')
+  const rowBytes = stride(info)
 
   const palette: number[][] = []
   if (bpp <= 8) {
@@ -98,8 +125,13 @@ export function decodeBmp(data: Uint8Array): DecodedBmp {
   const channels = masks.map(maskShift)
 
   const rgba = Buffer.alloc(width * height * 4)
+  const rowsPerSlice = Math.max(1, Math.floor(PIXELS_PER_SLICE / width))
   for (let y = 0; y < height; y++) {
-    const row = info.dataOffset + (info.topDown ? y : height - 1 - y) * stride
+    if (y % rowsPerSlice === 0) {
+      if (y > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+      if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+    }
+    const row = info.dataOffset + (info.topDown ? y : height - 1 - y) * rowBytes
     for (let x = 0; x < width; x++) {
       const out = (y * width + x) * 4
       if (bpp <= 8) {

@@ -12,7 +12,7 @@ import { AttachmentError, type ImageAttachmentLimits, type ImageMediaType } from
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
-import { BmpError, bmpHeader, decodeBmp } from './bmp.ts'
+import { BmpError, MAX_DECODE_PIXELS, bmpHeader, decodeBmp } from './bmp.ts'
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp'
 
@@ -85,13 +85,13 @@ function corrupt(target: FsTarget, format: ImageFormat, cause: unknown): FsError
   return new FsError(`cannot read "${target.displayPath}": corrupt ${formatName(format)} image (${detail})`, 'FS_NOT_TEXT', { cause })
 }
 
-/** Decode fully (to a thumbnail, to bound memory) so a truncated or broken file is caught. */
-async function inspect(target: FsTarget, format: ImageFormat, data: Uint8Array): Promise<{ width: number, height: number, rgba?: Buffer }> {
+/**
+ * Decode fully (to a thumbnail, to bound memory) so a truncated or broken file is caught. A BMP
+ * is checked from its header alone (its pixels are decoded only when attached).
+ */
+async function inspect(target: FsTarget, format: ImageFormat, data: Uint8Array): Promise<{ width: number, height: number }> {
   try {
-    if (format === 'bmp') {
-      bmpHeader(data)
-      return decodeBmp(data)
-    }
+    if (format === 'bmp') return bmpHeader(data)
     const metadata = await sharp(data, { failOn: 'error' }).metadata()
     if (metadata.width === undefined || metadata.height === undefined) throw new Error('no dimensions')
     await sharp(data, { failOn: 'error' }).resize(16, 16, { fit: 'inside' }).raw().toBuffer()
@@ -117,6 +117,19 @@ async function encode(source: Sharp, width: number, height: number, mediaType: I
     case 'image/gif': return resized.gif().toBuffer()
     default: return resized.png({ compressionLevel: 9 }).toBuffer()
   }
+}
+
+/** A BMP's pixels for sharp, refused before allocating when there are more than sharp would take. */
+async function bmpSource(target: FsTarget, data: Uint8Array, signal: AbortSignal): Promise<Sharp> {
+  const { width, height } = bmpHeader(data)
+  if (width * height > MAX_DECODE_PIXELS) {
+    throw new FsError(
+      `cannot read "${target.displayPath}": the BMP image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS} read_file decodes to attach — scale it down below that`,
+      'FS_TOO_LARGE',
+    )
+  }
+  const { rgba } = await decodeBmp(data, signal)
+  return sharp(rgba, { raw: { width, height, channels: 4 } })
 }
 
 export async function readImage(
@@ -147,9 +160,7 @@ export async function readImage(
   let scale = fitScale(decoded.width, decoded.height, limits)
   let out: Uint8Array = data
   if (format === 'bmp' || mediaType !== sourceType || scale < 1 || data.byteLength > byteCap) {
-    const source = decoded.rgba !== undefined
-      ? sharp(decoded.rgba, { raw: { width: decoded.width, height: decoded.height, channels: 4 } })
-      : sharp(data, { failOn: 'error' })
+    const source = format === 'bmp' ? await bmpSource(target, data, exec.signal) : sharp(data, { failOn: 'error' })
     // Re-encode, shrinking further until the encoded bytes also fit the store.
     for (let attempt = 0; ; attempt++) {
       const width = Math.max(1, Math.floor(decoded.width * scale))
