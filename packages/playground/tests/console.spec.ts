@@ -146,9 +146,11 @@ describe('npm start without a key: the tool console', () => {
       child.stdin.write('bash_bg command="sleep 300" run_in_background=true\n')
     })
     expect(alive(shell.pid)).toBe(true)
-    child.stdin.end(`kill_shell shell_id=${shell.id}\n`)
+    child.stdin.end(`/tasks\nkill_shell shell_id=${shell.id}\n`)
     const run = await done
     expect(run.code).toBe(0)
+    // The human /tasks command (bash-bg's, through the host's command registry) lists it.
+    expect(run.stdout).toMatch(new RegExp(`${shell.id}.*sleep 300.*running`))
     expect(run.stdout).toContain(`Stopped ${shell.id}`)
     expect(alive(shell.pid)).toBe(false)
   })
