@@ -145,10 +145,16 @@ export class BackgroundShell {
     return entry.outcome
   }
 
-  /** The host job's cancel: synchronous, never throws, idempotent; carries out a stored kill_shell request. */
+  /**
+   * The host job's cancel: synchronous, never throws; carries out a stored kill_shell request
+   * once. The host cancels again for a job still stopping (the user's job_kill after a
+   * kill_shell force:false): that one is a bare job_kill, SIGTERM, 5 s, SIGKILL.
+   */
   cancel(): void {
     try {
-      this.terminate(this.record.kill_request ?? DEFAULT_KILL).catch(() => {})
+      const request = this.record.kill_request ?? DEFAULT_KILL
+      delete this.record.kill_request
+      this.terminate(request).catch(() => {})
     } catch {
       // cancel must never throw; the group is still reachable through dispose and exit handlers.
     }

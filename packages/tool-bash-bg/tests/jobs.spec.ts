@@ -58,6 +58,29 @@ describe('host jobs', () => {
     expect(await host.ctx.jobs.wait(JobId(value.job_id ?? ''), 5000, agent)).toMatchObject({ status: 'killed', detail: 'signal: SIGKILL' })
   })
 
+  it('carries out a stored kill_shell request once: the user\'s job_kill after it is a bare job_kill', async () => {
+    host = await withJobs()
+    const agent = host.agent()
+    const mark = marker('killreqonce')
+    const started = await execTool(host.ctx, 'bash_bg', { command: `trap '' INT; exec -a ${mark} sleep 60`, run_in_background: true }, { agent })
+    const value = started.value as unknown as Bg
+    const jobId = JobId(value.job_id ?? '')
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
+    const record = host.shells.get(value.shell_id)
+    if (record === undefined) throw new Error('no record')
+    // kill_shell with force: false, which the process survives.
+    const gentle = { signal: 'SIGINT', force: false, timeoutMs: 100 } as const
+    record.kill_request = gentle
+    expect(host.ctx.jobs.kill(jobId, agent)).toBe('requested')
+    expect(record.kill_request).toBeUndefined()
+    expect((await host.shells.terminate(value.shell_id, gentle)).survivors).toEqual(pidsWithMarker(mark, true))
+    expect(host.ctx.jobs.get(jobId, agent)?.status).toBe('stopping')
+    // The user's job_kill: SIGTERM (not the stored SIGINT again), which this process does not ignore.
+    expect(host.ctx.jobs.kill(jobId, agent)).toBe('requested')
+    expect(await host.ctx.jobs.wait(jobId, 10_000, agent)).toMatchObject({ status: 'killed', detail: 'signal: SIGTERM' })
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
   it('settles the job with the real exit code after the group is empty, and the owner gets the notice', async () => {
     host = await bootBashBg({}, { before: async (h) => { await h.ctx.plugin(ToolJobsPlugin, {}) } })
     const agent = host.agent()
