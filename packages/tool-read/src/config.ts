@@ -9,7 +9,7 @@ export interface Config {
   /** Lines per call: the default and the largest `limit`. */
   maxEntries: number
   maxLineLength: number
-  /** Bytes of line text one result may carry. */
+  /** Bytes of rendered rows (number, TAB, text, newline) one text result may carry; the footer comes on top. */
   maxBytes: number
   /** Largest file read whole (images, notebooks, UTF-16 text). */
   maxFileBytes: number
@@ -25,7 +25,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   guidance: Schema.string().default(DEFAULT_GUIDANCE).description('Guidance section text; empty registers none.'),
   maxEntries: Schema.natural().min(1).max(100_000).default(2000).description('Lines per call (default and largest limit).'),
   maxLineLength: Schema.natural().min(1).max(1_000_000).default(2000).description('Characters kept of one line.'),
-  maxBytes: Schema.natural().min(1024).default(102_400).description('Bytes of line text per result.'),
+  maxBytes: Schema.natural().min(1024).default(102_400).description('Bytes of rendered rows per result (the footer comes on top).'),
   maxFileBytes: Schema.natural().min(1).default(52_428_800).description('Largest image, notebook or UTF-16 file read whole.'),
   outsideWorkspace: Schema.union(['ask', 'allow', 'deny'] as const).default('ask')
     .description('Paths outside the workspace: ask for approval, allow, or deny.'),

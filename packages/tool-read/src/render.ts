@@ -5,6 +5,7 @@ import { AttachmentId } from '@deepseek-ai/dsh-attachment'
 import { formatName } from './image.ts'
 import { formatCell, notebookHeader } from './notebook.ts'
 import type { ImageValue, NotebookValue, ReadValue, TextValue } from './value.ts'
+import { numberWidth } from './window.ts'
 
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`
@@ -18,7 +19,7 @@ export function renderText(value: TextValue): string {
     return totalLines === 0 ? '(File is empty.)' : `(Offset ${startLine} is past the end: the file has ${totalLines} lines.)`
   }
   const last = startLine + lines.length - 1
-  const width = String(totalExact ? totalLines : last).length
+  const width = numberWidth(startLine, lines.length, totalLines, totalExact)
   const body = lines.map((line, i) => `${String(startLine + i).padStart(width)}\t${line}`).join('\n')
   if (totalExact && last >= totalLines) return body
   const total = totalExact ? `${totalLines}` : `about ${totalLines} (estimated from the file size)`

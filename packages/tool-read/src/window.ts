@@ -12,7 +12,7 @@ export interface WindowRequest {
   offset: number
   limit: number
   maxLineLength: number
-  /** Budget for the kept lines' text (UTF-8 bytes, one newline each). */
+  /** Budget for the rendered rows (UTF-8 bytes of number, TAB, text and newline each). */
   maxBytes: number
 }
 
@@ -29,6 +29,14 @@ export interface TextWindow {
   byteCapped: boolean
 }
 
+/**
+ * The width line numbers are padded to: the file's last line number when the total is exact,
+ * else the last line shown (an estimate is no line number).
+ */
+export function numberWidth(startLine: number, count: number, totalLines: number, totalExact: boolean): number {
+  return String(totalExact ? totalLines : startLine + count - 1).length
+}
+
 export function lineCutMarker(maxLineLength: number): string {
   return `... (line truncated to ${maxLineLength} chars)`
 }
@@ -43,9 +51,13 @@ export class WindowCollector {
   /** Complete lines seen so far (shown or skipped). */
   lineCount = 0
   readonly lines: string[] = []
-  cutLines = 0
   byteCapped = false
+  /** Rendered bytes of the kept rows, counting each number at its own width (a lower bound). */
   private bytes = 0
+  /** UTF-8 bytes of each kept line's text. */
+  private readonly textBytes: number[] = []
+  /** Indexes of the kept lines cut at maxLineLength. */
+  private readonly cutIndexes: number[] = []
 
   constructor(readonly request: WindowRequest) {}
 
@@ -84,15 +96,18 @@ export class WindowCollector {
       text = cutAt(text, maxLineLength) + lineCutMarker(maxLineLength)
       cut = true
     }
-    const bytes = Buffer.byteLength(text, 'utf8') + 1
+    const bytes = Buffer.byteLength(text, 'utf8')
+    // Number, TAB, text, newline. The padding is known only once the total is: result() trims.
+    const row = String(this.request.offset + this.lines.length).length + 2 + bytes
     // The first line is always kept, so a tiny budget can never stall paging.
-    if (this.lines.length > 0 && this.bytes + bytes > maxBytes) {
+    if (this.lines.length > 0 && this.bytes + row > maxBytes) {
       this.byteCapped = true
       return
     }
-    this.bytes += bytes
+    this.bytes += row
+    if (cut) this.cutIndexes.push(this.lines.length)
     this.lines.push(text)
-    if (cut) this.cutLines += 1
+    this.textBytes.push(bytes)
   }
 
   /**
@@ -122,14 +137,26 @@ export class WindowCollector {
     return this.result(Math.max(seen, Math.round(raw / magnitude) * magnitude), false)
   }
 
+  /**
+   * The window, its rows now measured at the final number width: trailing rows that overflow
+   * maxBytes once padded are dropped (never the first), so the rendered rows fit the budget.
+   */
   private result(totalLines: number, totalExact: boolean): TextWindow {
+    const { offset, maxBytes } = this.request
+    let count = this.lines.length
+    let text = this.textBytes.reduce((sum, bytes) => sum + bytes, 0)
+    while (count > 1 && text + count * (numberWidth(offset, count, totalLines, totalExact) + 2) > maxBytes) {
+      count -= 1
+      text -= this.textBytes[count]!
+    }
+    const trimmed = count < this.lines.length
     return {
-      startLine: this.request.offset,
-      lines: this.lines,
+      startLine: offset,
+      lines: trimmed ? this.lines.slice(0, count) : this.lines,
       totalLines,
       totalExact,
-      cutLines: this.cutLines,
-      byteCapped: this.byteCapped,
+      cutLines: this.cutIndexes.filter((index) => index < count).length,
+      byteCapped: this.byteCapped || trimmed,
     }
   }
 }

@@ -81,17 +81,37 @@ describe('text reads: the exact model text', () => {
     expect(result.isError ? 0 : (result.value as { cutLines: number }).cutLines).toBe(1)
   })
 
-  it('the byte budget cuts at a line boundary and still gives the continuation', async () => {
+  it('the byte budget counts rendered rows, cuts at a line boundary and still gives the continuation', async () => {
     const line = 'y'.repeat(99)
     await writeFile(join(host.cwd, 'budget.txt'), Array.from({ length: 3000 }, () => line).join('\n'))
     const result = await read('budget.txt')
     expect(result.isError).toBe(false)
     const text = textOf(result)
-    // 100 bytes per line (99 + newline) in a 102400-byte budget: 1024 lines fit.
+    // A row is the number padded to 4, a TAB, 99 bytes and a newline: 105 bytes; 975 fit in 102400.
     const rows = text.split('\n')
-    expect(rows[1023]).toBe(`1024\t${line}`)
-    expect(rows.slice(1024)).toEqual(['', '(Showing lines 1-1024 of 3000. Use offset=1025 to continue.)'])
+    expect(rows[974]).toBe(` 975\t${line}`)
+    expect(rows.slice(975)).toEqual(['', '(Showing lines 1-975 of 3000. Use offset=976 to continue.)'])
     expect((result.isError ? undefined : result.value as { byteCapped: boolean })?.byteCapped).toBe(true)
+    // The rendered rows respect maxBytes; only the footer goes beyond it.
+    const body = text.slice(0, text.indexOf('\n\n(Showing'))
+    expect(Buffer.byteLength(`${body}\n`)).toBeLessThanOrEqual(102400)
+    expect(Buffer.byteLength(`${body}\n`) + 105).toBeGreaterThan(102400)
+  })
+
+  it('the budget counts the padding of short line numbers', async () => {
+    const small = await readHost({ maxBytes: 1024 })
+    try {
+      // 150 lines of 20 bytes: numbers padded to 3 digits, rows of 25 bytes, 40 rows in 1024.
+      await writeFile(join(small.cwd, 'pad.txt'), Array.from({ length: 150 }, () => 'p'.repeat(20)).join('\n'))
+      const text = textOf(await read('pad.txt', {}, small))
+      const body = text.slice(0, text.indexOf('\n\n(Showing'))
+      expect(body.split('\n')).toHaveLength(40)
+      expect(body.split('\n')[0]).toBe(`  1\t${'p'.repeat(20)}`)
+      expect(Buffer.byteLength(`${body}\n`)).toBeLessThanOrEqual(1024)
+      expect(text.endsWith('(Showing lines 1-40 of 150. Use offset=41 to continue.)')).toBe(true)
+    } finally {
+      await small.dispose()
+    }
   })
 
   it('a single line larger than the budget is still returned (paging never stalls)', async () => {
