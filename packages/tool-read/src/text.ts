@@ -26,6 +26,26 @@ export function binaryError(target: FsTarget): FsError {
   )
 }
 
+/** UTF-16 is decoded whole, so a file over maxFileBytes is refused, saying what would work. */
+function utf16TooLarge(target: FsTarget, size: number | undefined, maxFileBytes: number): FsError {
+  return new FsError(
+    `cannot read "${target.displayPath}": UTF-16 text${size === undefined ? '' : ` of ${size} bytes`} exceeds maxFileBytes (${maxFileBytes}); UTF-16 is read whole — read a smaller file, convert it to UTF-8 (read at any size), or raise maxFileBytes in tool-read's config`,
+    'FS_TOO_LARGE',
+  )
+}
+
+/**
+ * Through a provider, the first bytes of a file are only readable with the whole file (readBytes
+ * has no range), so one over maxFileBytes cannot be checked for a UTF-16 BOM: say both outcomes.
+ */
+function uncheckedTooLarge(target: FsTarget, size: number | undefined, maxFileBytes: number): FsError {
+  const bytes = size === undefined ? '' : ` of ${size} bytes`
+  return new FsError(
+    `cannot read "${target.displayPath}": not UTF-8 text, and a file${bytes} over maxFileBytes (${maxFileBytes}) is not checked for UTF-16 — if it is UTF-16 text, convert it to UTF-8 (read at any size) or raise maxFileBytes in tool-read's config; otherwise it is a binary file`,
+    'FS_TOO_LARGE',
+  )
+}
+
 function isNotText(error: unknown): boolean {
   return error instanceof NotText || (error instanceof FsError && error.code === 'FS_NOT_TEXT')
 }
@@ -54,13 +74,19 @@ export async function readText(
   } catch (error) {
     if (!isNotText(error)) throw error
   }
+  // The local fast path may peek at the BOM; a provider can only read the file whole.
   if (local !== undefined && bomEncoding(await firstBytes(local)) === undefined) throw binaryError(target)
-  if (info.size !== undefined && info.size > maxFileBytes) throw binaryError(target)
+  if (info.size !== undefined && info.size > maxFileBytes) {
+    throw local !== undefined ? utf16TooLarge(target, info.size, maxFileBytes) : uncheckedTooLarge(target, info.size, maxFileBytes)
+  }
   let bytes: Uint8Array
   try {
     bytes = await ctx.fs.readBytes(target, exec.signal, maxFileBytes)
   } catch (error) {
-    if (error instanceof FsError && error.code === 'FS_TOO_LARGE') throw binaryError(target)
+    // It grew past the limit after the stat.
+    if (error instanceof FsError && error.code === 'FS_TOO_LARGE') {
+      throw local !== undefined ? utf16TooLarge(target, undefined, maxFileBytes) : uncheckedTooLarge(target, undefined, maxFileBytes)
+    }
     throw error
   }
   const encoding = bomEncoding(bytes)

@@ -130,7 +130,7 @@ async function readTarget(ctx: Context, config: Config, exec: ToolRunContext, ta
 
 function tooLarge(size: number | undefined, maxFileBytes: number, path: string): void {
   if (size !== undefined && size > maxFileBytes) {
-    throw new FsError(`cannot read "${path}": ${size} bytes exceeds maxFileBytes (${maxFileBytes}) for images and notebooks`, 'FS_TOO_LARGE')
+    throw new FsError(`cannot read "${path}": ${size} bytes exceeds maxFileBytes (${maxFileBytes}) for images and notebooks, which are read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
   }
 }
 

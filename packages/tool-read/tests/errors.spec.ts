@@ -97,7 +97,7 @@ describe('errors', () => {
     try {
       await writeFile(join(small.cwd, 'n.ipynb'), '{"cells": []}')
       expect((await failure({ file_path: 'n.ipynb' }, small))).toEqual({
-        text: `Error: cannot read "${join(small.cwd, 'n.ipynb')}": 13 bytes exceeds maxFileBytes (10) for images and notebooks`,
+        text: `Error: cannot read "${join(small.cwd, 'n.ipynb')}": 13 bytes exceeds maxFileBytes (10) for images and notebooks, which are read whole — read a smaller file, or raise maxFileBytes in tool-read's config`,
         code: 'FS_TOO_LARGE',
       })
     } finally {
