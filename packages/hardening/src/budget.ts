@@ -18,3 +18,6 @@ export async function withinMs<T>(ms: number, label: string, promise: Promise<T>
     clearTimeout(timer)
   }
 }
+
+/** A per-test timeout for the generated runs: generous under STRESS (10,000 cases, 10 GiB). A hang still fails through withinMs. */
+export const LONG_TEST_MS = STRESS ? 1_800_000 : 180_000

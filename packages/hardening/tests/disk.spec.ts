@@ -12,7 +12,7 @@ import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
 import type { BackgroundShellRegistry } from '../../tool-bash-bg/src/index.ts'
 import * as Read from '../../tool-read/src/index.ts'
-import { runs, STRESS, withinMs } from '../src/budget.ts'
+import { LONG_TEST_MS, STRESS, runs, withinMs } from '../src/budget.ts'
 import { markChildren, markedPids } from '../src/procs.ts'
 
 const GiB = 1024 ** 3
@@ -62,4 +62,4 @@ it(`a shell writing ${WRITE / GiB} GiB with maxLogBytes ${CAP / MiB} MiB: the lo
   expect(read.isError, textOf(read)).toBe(false)
   expect(textOf(read)).toContain(`[bash_bg: log capped at ${CAP} bytes; later output was discarded]`)
   console.log(`disk: wrote ${WRITE} bytes through a ${CAP}-byte cap; log ${size} bytes (${CAP - size} under the cap), capped reported on the record, the job and in the log`)
-})
+}, LONG_TEST_MS)

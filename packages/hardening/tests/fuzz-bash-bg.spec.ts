@@ -13,7 +13,7 @@ import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
 import type { BackgroundShellRegistry } from '../../tool-bash-bg/src/index.ts'
 import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
-import { runs, withinMs } from '../src/budget.ts'
+import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { markChildren, markedPids, sq, until } from '../src/procs.ts'
 
 const mark = markChildren('bashfuzz')
@@ -86,4 +86,4 @@ it('bash_bg: generated arguments never throw past the pipeline, hang, leave a pr
   console.log(`bash_bg fuzz: ${tally.calls} calls, ${tally.foreground} foreground results, ${tally.background} background shells, ${tally.errors} clear errors`)
   expect(tally.calls).toBe(runs(10_000, 1_000))
   expect(markedPids(mark)).toEqual([])
-})
+}, LONG_TEST_MS)

@@ -14,7 +14,7 @@ import * as BashBg from '../../tool-bash-bg/src/index.ts'
 import type { BackgroundShellRegistry } from '../../tool-bash-bg/src/index.ts'
 import * as KillShell from '../../tool-kill-shell/src/index.ts'
 import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
-import { runs, withinMs } from '../src/budget.ts'
+import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { markChildren, markedPids, until } from '../src/procs.ts'
 
 const mark = markChildren('killfuzz')
@@ -140,7 +140,7 @@ it('kill_shell: generated arguments never throw past the pipeline, hang, kill th
   expect(tally.killed).toBeGreaterThan(0)
   await Promise.all(shells.running().map((shell) => shells.terminate(shell.id, { signal: 'SIGKILL', force: true, timeoutMs: 1000 })))
   await until(() => markedPids(mark).length === 0, 'every pool shell to die')
-})
+}, LONG_TEST_MS)
 
 // A finding in tool-kill-shell, recorded (not fixed: that package is still being finished by
 // another helper). renderNotFound (src/render.ts) echoes the shell_id whole, so a 70,000-char

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as ListDir from '../../tool-list-dir/src/index.ts'
 import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
-import { runs, withinMs } from '../src/budget.ts'
+import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { makeFixture } from '../src/fixture.ts'
 
 let host: Host
@@ -57,4 +57,4 @@ it('list_directory: generated arguments never throw past the pipeline, hang, or 
   }), { numRuns: runs(10_000, 1_000) })
   console.log(`list_directory fuzz: ${tally.calls} calls, ${tally.ok} results, ${tally.errors} clear errors`)
   expect(tally.calls).toBe(runs(10_000, 1_000))
-})
+}, LONG_TEST_MS)

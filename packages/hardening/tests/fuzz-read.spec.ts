@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as Read from '../../tool-read/src/index.ts'
 import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
-import { runs, withinMs } from '../src/budget.ts'
+import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { makeFixture } from '../src/fixture.ts'
 
 // A 1x1 PNG, a notebook, a binary file and UTF-16 text beside the shared fixture.
@@ -66,4 +66,4 @@ it('read_file: generated arguments never throw past the pipeline, hang, or give 
   }), { numRuns: runs(10_000, 1_000) })
   console.log(`read_file fuzz: ${tally.calls} calls, ${tally.ok} results, ${tally.errors} clear errors`)
   expect(tally.calls).toBe(runs(10_000, 1_000))
-})
+}, LONG_TEST_MS)

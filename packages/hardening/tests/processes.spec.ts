@@ -12,7 +12,7 @@ import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
 import type { BackgroundShellRegistry } from '../../tool-bash-bg/src/index.ts'
 import * as KillShell from '../../tool-kill-shell/src/index.ts'
-import { runs, withinMs } from '../src/budget.ts'
+import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { fdCount, markChildren, markedPids, until } from '../src/procs.ts'
 import { SHELL_KINDS } from '../src/shells.ts'
 
@@ -80,7 +80,7 @@ describe('cycles of start and kill', () => {
     expect(shells.list()).toEqual([])
     expect(logFiles(shells.logDir)).toEqual([])
     console.log(`process cycles: ${tally.started} shells started and killed (${tally.killed} killed, ${tally.escalated} needed SIGKILL, ${tally.alreadyExited} already exited); 0 processes left; fds ${fdsBefore} -> ${fdCount()}; log dir ${bytesBeforePrune} bytes before prune, 0 files after`)
-  })
+  }, LONG_TEST_MS)
 })
 
 describe('shells running when the plugin or the host goes', () => {
