@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, readdirSync, readlinkSync, realpathSync } from 'node:fs'
 import { open, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -106,25 +106,62 @@ describe('lifecycle', () => {
     expect(result.isError ? result.error.info?.code : undefined).toBe('ABORTED_BEFORE_DISPATCH')
   })
 
-  it('an abort during a long read stops it', async () => {
-    host = await readHost()
-    const path = join(host.cwd, 'long.txt')
+  /** Whether this process holds `path` open (the scan under way), from /proc/self/fd. */
+  function isOpen(path: string): boolean {
+    for (const fd of readdirSync('/proc/self/fd')) {
+      try {
+        if (readlinkSync(`/proc/self/fd/${fd}`) === path) return true
+      } catch {
+        // An fd closed while listing.
+      }
+    }
+    return false
+  }
+
+  /** Read `name`, aborting the call once the file is open: after dispatch, path lookup and stat. */
+  async function abortMidScan(on: Host, name: string, args: Record<string, unknown>) {
+    const path = realpathSync(join(on.cwd, name))
+    const controller = new AbortController()
+    const observed: string[] = []
+    on.ctx.on('fs/observed', (target, observation) => { observed.push(`${target.displayPath} ${observation.kind}`) })
+    let finished = false
+    let sawOpen = false
+    const watch = () => {
+      if (finished) return
+      if (isOpen(path)) {
+        sawOpen = true
+        controller.abort()
+      } else {
+        setImmediate(watch)
+      }
+    }
+    setImmediate(watch)
+    const result = await execTool(on.ctx, 'read_file', { file_path: name, ...args }, { signal: controller.signal })
+    finished = true
+    return { result, sawOpen, observed, stillOpen: isOpen(path) }
+  }
+
+  async function writeLong(path: string): Promise<void> {
+    // 40 MiB of 64-byte lines: under the 64 MiB exact-total limit, so the scan reads it all.
     const handle = await open(path, 'w')
     const block = Buffer.from('x'.repeat(63) + '\n').toString().repeat(16384)
     for (let i = 0; i < 40; i++) await handle.write(block)
     await handle.close()
-    const controller = new AbortController()
-    // Abort as soon as the body is running: the scan sees it between chunks.
-    host.ctx.on('tools/execute', async (_exec, next) => {
-      const running = next()
-      controller.abort()
-      return running
+  }
+
+  for (const [what, options] of [['the local fast path', {}], ['a sandboxing provider', { sandbox: 'workspace-write' as const }]] as const) {
+    it(`an abort once the scan is under way stops it (${what}): read aborted, nothing observed`, async () => {
+      host = await readHost({}, options)
+      await writeLong(join(host.cwd, 'long.txt'))
+      const { result, sawOpen, observed, stillOpen } = await abortMidScan(host, 'long.txt', { offset: 600000 })
+      expect(sawOpen).toBe(true)
+      expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_ABORTED')
+      expect(textOf(result)).toBe('Error: read aborted')
+      // The model saw nothing, so the observation policy is not told it did.
+      expect(observed).toEqual([])
+      if (what === 'the local fast path') expect(stillOpen).toBe(false)
     })
-    const result = await execTool(host.ctx, 'read_file', { file_path: 'long.txt', offset: 600000 }, { signal: controller.signal })
-    expect(result.isError).toBe(true)
-    expect(result.isError ? result.error.info?.code : undefined).toBe('FS_ABORTED')
-    expect(textOf(result)).toMatch(/^Error: \w+ aborted$/)
-  })
+  }
 
   it('both scanners stop between chunks once the signal is aborted mid-scan', async () => {
     host = await readHost()
