@@ -1,4 +1,4 @@
-import { mkdir, symlink, writeFile } from 'node:fs/promises'
+import { mkdir, symlink, unlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
@@ -83,6 +83,22 @@ describe('errors', () => {
     expect(await failure({ file_path: long })).toEqual({ text: `Error: cannot read "${'x'.repeat(120)}…": a name in the path is too long`, code: 'FS_IO_ERROR' })
     await symlink('loop-self', join(host.cwd, 'loop-self'))
     expect((await failure({ file_path: 'loop-self' })).text).toBe('Error: cannot read "loop-self": the path loops through symlinks')
+  })
+
+  it('a file deleted between the stat and the read names the file (not a raw ENOENT from open)', async () => {
+    await writeFile(join(host.cwd, 'gone.txt'), 'a\n')
+    const fs = host.ctx.fs
+    const stat = fs.stat.bind(fs)
+    fs.stat = async (target, signal) => {
+      const info = await stat(target, signal)
+      if (target.displayPath.endsWith('/gone.txt')) await unlink(target.displayPath)
+      return info
+    }
+    try {
+      expect(await failure({ file_path: 'gone.txt' })).toEqual({ text: `Error: cannot read "${join(host.cwd, 'gone.txt')}": it vanished while being read`, code: 'FS_NOT_FOUND' })
+    } finally {
+      fs.stat = stat
+    }
   })
 
   it('a dangling symlink says so instead of suggesting its own name', async () => {
