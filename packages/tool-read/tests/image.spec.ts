@@ -1,4 +1,5 @@
-import { readFile, writeFile } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import sharp from 'sharp'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -181,6 +182,30 @@ describe('image errors', () => {
     const on = await imageHost({ store: false, imageInput: false })
     await writeFile(join(on.cwd, 'cut.bmp'), bmp(20, 20).subarray(0, 100))
     expect(textOf(await execTool(on.ctx, 'read_file', { file_path: 'cut.bmp' }))).toBe(`Error: cannot read "${join(on.cwd, 'cut.bmp')}": corrupt BMP image (truncated BMP pixel data)`)
+  })
+
+  it('an image that cannot fit the store\'s byte limit even downscaled is refused', async () => {
+    host = await readHost({}, { imageInput: true })
+    home = await makeTmpDir('dsh-home-')
+    await host.ctx.plugin(LocalAttachmentStore, { dshHome: home, maxImageBytes: 10 })
+    await writeFile(join(host.cwd, 'p.png'), await png(40, 30))
+    const result = await execTool(host.ctx, 'read_file', { file_path: 'p.png' }, { agent: host.agent() })
+    expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_TOO_LARGE')
+    expect(textOf(result)).toBe(`Error: cannot read "${join(host.cwd, 'p.png')}": the image does not fit the attachment store's 10-byte limit even downscaled`)
+  })
+
+  it('a store that cannot persist the image: its refusal is passed on with its code', async () => {
+    const on = await imageHost({ store: true, imageInput: true })
+    const bytes = await png(40, 30)
+    await writeFile(join(on.cwd, 'p.png'), bytes)
+    // A damaged store: a directory squats where the image's content-addressed object belongs.
+    const sha = createHash('sha256').update(bytes).digest('hex')
+    await mkdir(join(home!, 'attachments', 'v1', 'objects', sha.slice(0, 2), sha), { recursive: true })
+    const result = await execTool(on.ctx, 'read_file', { file_path: 'p.png' }, { agent: on.agent() })
+    expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_IO_ERROR')
+    expect(textOf(result)).toBe(
+      `Error: cannot read "${join(on.cwd, 'p.png')}": the attachment store refused the image (ATTACHMENT_WRITE_FAILED: Unable to persist image attachment.)`,
+    )
   })
 
   it('an image over maxFileBytes is refused before reading', async () => {

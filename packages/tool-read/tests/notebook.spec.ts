@@ -154,7 +154,21 @@ describe('notebooks', () => {
     ['a bad source', '{"cells": [{"cell_type": "code", "source": 5}]}', 'cells[0].source must be a string or a list of strings'],
     ['bad outputs', '{"cells": [{"cell_type": "code", "source": "", "outputs": {}}]}', 'cells[0].outputs must be a list'],
     ['an output without a type', '{"cells": [{"cell_type": "code", "source": "", "outputs": [{}]}]}', 'cells[0].outputs[0].output_type must be a string'],
+    ['a top level that is a list', '[]', 'the top level must be a JSON object'],
+    ['a cell that is not an object', '{"cells": [3]}', 'cells[0] must be an object'],
+    ['a fractional execution_count', '{"cells": [{"cell_type": "code", "source": "", "execution_count": 1.5}]}', 'cells[0].execution_count must be an integer or null'],
+    ['a string execution_count', '{"cells": [{"cell_type": "code", "source": "", "execution_count": "3"}]}', 'cells[0].execution_count must be an integer or null'],
+    ['an output that is not an object', '{"cells": [{"cell_type": "code", "source": "", "outputs": [7]}]}', 'cells[0].outputs[0] must be an object'],
+    ['stream text that is a number', '{"cells": [{"cell_type": "code", "source": "", "outputs": [{"output_type": "stream", "text": 1}]}]}', 'cells[0].outputs[0].text must be a string or a list of strings'],
+    ['result data that is a list', '{"cells": [{"cell_type": "code", "source": "", "outputs": [{"output_type": "execute_result", "data": []}]}]}', 'cells[0].outputs[0].data must be an object'],
   ]
+  it('a notebook that is not UTF-8 is a clear error', async () => {
+    await writeFile(join(host.cwd, 'latin1.ipynb'), Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d]))
+    const result = await execTool(host.ctx, 'read_file', { file_path: 'latin1.ipynb' })
+    expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_NOT_TEXT')
+    expect(textOf(result)).toBe(`Error: cannot read "${join(host.cwd, 'latin1.ipynb')}": malformed notebook: it is not UTF-8 text`)
+  })
+
   for (const [what, content, reason] of malformed) {
     it(`a malformed notebook (${what}) is a clear error naming what is wrong`, async () => {
       await writeFile(join(host.cwd, 'bad.ipynb'), content)
