@@ -15,6 +15,8 @@ export interface ForegroundValue {
   stdout: StreamValue
   stderr: StreamValue
   leftovers_stopped: number
+  /** True when a process outside the group (setsid) still held the output open and the call stopped reading it. */
+  output_held_open: boolean
 }
 
 export interface BackgroundValue {
@@ -28,6 +30,8 @@ export interface BackgroundValue {
 }
 
 export type BashBgValue = ForegroundValue | BackgroundValue
+
+export const OUTPUT_HELD_OPEN = '[stopped reading output: a process that left this command\'s process group (setsid) still holds it open and was not stopped; use run_in_background for servers]'
 
 function streamText(name: string, stream: StreamValue): string {
   if (stream.cut === 0) return stream.text
@@ -46,6 +50,7 @@ export function renderForeground(value: ForegroundValue): string {
   if (value.leftovers_stopped > 0) {
     markers.push(`[stopped ${value.leftovers_stopped} leftover process${value.leftovers_stopped === 1 ? '' : 'es'} of this command; use run_in_background for servers]`)
   }
+  if (value.output_held_open) markers.push(OUTPUT_HELD_OPEN)
   if (value.timed_out) markers.push(`[timed out after ${value.timeout_ms}ms]`)
   if (value.signal !== null) markers.push(`[killed by signal: ${value.signal}]`)
   else if (value.exit_code !== 0) markers.push(`[exit code: ${value.exit_code}]`)

@@ -124,6 +124,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       stdout: result.stdout,
       stderr: result.stderr,
       leftovers_stopped: result.leftovers_stopped,
+      output_held_open: result.output_held_open,
     }
   }
 
@@ -152,6 +153,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
               stdout: STREAM,
               stderr: STREAM,
               leftovers_stopped: { type: 'integer', required: true },
+              output_held_open: { type: 'boolean', required: true },
             },
           },
           {

@@ -12,6 +12,7 @@ const fg = (over: Partial<ForegroundValue> = {}): ForegroundValue => ({
   stdout: { text: '', cut: 0 },
   stderr: { text: '', cut: 0 },
   leftovers_stopped: 0,
+  output_held_open: false,
   ...over,
 })
 
@@ -37,6 +38,10 @@ describe('foreground text', () => {
   it('reports leftover processes it stopped, singular and plural', () => {
     expect(render(fg({ leftovers_stopped: 1 }))).toBe('(no output)\n[stopped 1 leftover process of this command; use run_in_background for servers]')
     expect(render(fg({ leftovers_stopped: 2 }))).toContain('[stopped 2 leftover processes of this command;')
+  })
+  it('says when it stopped reading output held open from outside the group', () => {
+    expect(render(fg({ stdout: { text: 'hi\n', cut: 0 }, output_held_open: true })))
+      .toBe("hi\n[stopped reading output: a process that left this command's process group (setsid) still holds it open and was not stopped; use run_in_background for servers]")
   })
 })
 

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
 import { execTool, makeTmpDir, removeTmpDir, textOf } from '@gencode-ai/testkit'
+import { OUTPUT_HELD_OPEN } from '../src/render.ts'
 import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 let host: BgHost | undefined
@@ -23,7 +24,7 @@ describe('foreground', () => {
     expect(result.isError).toBe(false)
     expect(result.value).toEqual({
       kind: 'foreground', exit_code: 4, signal: null, timed_out: false, timeout_ms: 120000,
-      stdout: { text: `${host.cwd}\n`, cut: 0 }, stderr: { text: 'oops\n', cut: 0 }, leftovers_stopped: 0,
+      stdout: { text: `${host.cwd}\n`, cut: 0 }, stderr: { text: 'oops\n', cut: 0 }, leftovers_stopped: 0, output_held_open: false,
     })
     expect(textOf(result)).toBe(`${host.cwd}\n[stderr]\noops\n[exit code: 4]`)
   })
@@ -54,6 +55,36 @@ describe('foreground', () => {
     const result = await execTool(host.ctx, 'bash_bg', { command: `(exec -a ${mark} sleep 60) >/dev/null 2>&1 & echo done` })
     expect(result.value).toMatchObject({ exit_code: 0, leftovers_stopped: 1 })
     expect(pidsWithMarker(mark)).toEqual([])
+  })
+
+  // A process that left the group (setsid) kept the pipes open: the call ignored its timeout and waited for it.
+  it('stops reading output a process outside the group holds open, once the group is empty or stopped, and says so', async () => {
+    host = await bootBashBg()
+    const escaped: number[] = []
+    try {
+      const mark = marker('setsid')
+      const done = await execTool(host.ctx, 'bash_bg', { command: `setsid bash -c 'exec -a ${mark} sleep 20' & echo hi` })
+      expect(done.value).toMatchObject({ exit_code: 0, timed_out: false, leftovers_stopped: 0, output_held_open: true, stdout: { text: 'hi\n', cut: 0 } })
+      expect(textOf(done)).toBe(`hi\n${OUTPUT_HELD_OPEN}`)
+      // The escaped process is not ours to stop: it still runs.
+      escaped.push(...pidsWithMarker(mark, true))
+      expect(escaped).toHaveLength(1)
+
+      const markTimeout = marker('setsidtimeout')
+      const timedOut = await execTool(host.ctx, 'bash_bg', { command: `setsid bash -c 'exec -a ${markTimeout} sleep 20' & exec sleep 20`, timeout: 300 })
+      expect(timedOut.value).toMatchObject({ timed_out: true, signal: 'SIGTERM', output_held_open: true })
+      expect(textOf(timedOut)).toBe(`(no output)\n${OUTPUT_HELD_OPEN}\n[timed out after 300ms]\n[killed by signal: SIGTERM]`)
+      escaped.push(...pidsWithMarker(markTimeout, true))
+      expect(escaped).toHaveLength(2)
+    } finally {
+      for (const pid of escaped) process.kill(pid, 'SIGKILL')
+    }
+  })
+
+  it('output a group member holds open is read to the end, without the held-open note', async () => {
+    host = await bootBashBg()
+    const result = await execTool(host.ctx, 'bash_bg', { command: '(sleep 1.5; echo late) & echo early' })
+    expect(result.value).toMatchObject({ exit_code: 0, output_held_open: false, leftovers_stopped: 0, stdout: { text: 'early\nlate\n', cut: 0 } })
   })
 
   it('aborts during execution: the group dies and the call fails as aborted', async () => {
