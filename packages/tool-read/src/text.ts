@@ -26,22 +26,15 @@ export function binaryError(target: FsTarget): FsError {
   )
 }
 
-/** UTF-16 is decoded whole, so a file over maxFileBytes is refused, saying what would work. */
-function utf16TooLarge(target: FsTarget, size: number | undefined, maxFileBytes: number): FsError {
-  return new FsError(
-    `cannot read "${target.displayPath}": UTF-16 text${size === undefined ? '' : ` of ${size} bytes`} exceeds maxFileBytes (${maxFileBytes}); UTF-16 is read whole — read a smaller file, convert it to UTF-8 (read at any size), or raise maxFileBytes in tool-read's config`,
-    'FS_TOO_LARGE',
-  )
-}
-
 /**
- * Through a provider, the first bytes of a file are only readable with the whole file (readBytes
- * has no range), so one over maxFileBytes cannot be checked for a UTF-16 BOM: say both outcomes.
+ * UTF-16 is decoded whole, so a non-UTF-8 file over maxFileBytes is not read. Whether it starts
+ * with a UTF-16 BOM is not known either: a provider reads a file only whole (readBytes has no
+ * range), and the local fast path must answer exactly as the provider does. Say both outcomes.
  */
-function uncheckedTooLarge(target: FsTarget, size: number | undefined, maxFileBytes: number): FsError {
+function tooLargeToCheck(target: FsTarget, size: number | undefined, maxFileBytes: number): FsError {
   const bytes = size === undefined ? '' : ` of ${size} bytes`
   return new FsError(
-    `cannot read "${target.displayPath}": not UTF-8 text, and a file${bytes} over maxFileBytes (${maxFileBytes}) is not checked for UTF-16 — if it is UTF-16 text, convert it to UTF-8 (read at any size) or raise maxFileBytes in tool-read's config; otherwise it is a binary file`,
+    `cannot read "${target.displayPath}": not UTF-8 text, and a file${bytes} over maxFileBytes (${maxFileBytes}) is not read whole to check for UTF-16 — if it is UTF-16 text, read a smaller file, convert it to UTF-8 (read at any size), or raise maxFileBytes in tool-read's config; otherwise it is a binary file`,
     'FS_TOO_LARGE',
   )
 }
@@ -74,19 +67,15 @@ export async function readText(
   } catch (error) {
     if (!isNotText(error)) throw error
   }
-  // The local fast path may peek at the BOM; a provider can only read the file whole.
+  if (info.size !== undefined && info.size > maxFileBytes) throw tooLargeToCheck(target, info.size, maxFileBytes)
+  // Without a BOM it is binary: the fast path may see that from two bytes instead of all of them.
   if (local !== undefined && bomEncoding(await firstBytes(local)) === undefined) throw binaryError(target)
-  if (info.size !== undefined && info.size > maxFileBytes) {
-    throw local !== undefined ? utf16TooLarge(target, info.size, maxFileBytes) : uncheckedTooLarge(target, info.size, maxFileBytes)
-  }
   let bytes: Uint8Array
   try {
     bytes = await ctx.fs.readBytes(target, exec.signal, maxFileBytes)
   } catch (error) {
     // It grew past the limit after the stat.
-    if (error instanceof FsError && error.code === 'FS_TOO_LARGE') {
-      throw local !== undefined ? utf16TooLarge(target, undefined, maxFileBytes) : uncheckedTooLarge(target, undefined, maxFileBytes)
-    }
+    if (error instanceof FsError && error.code === 'FS_TOO_LARGE') throw tooLargeToCheck(target, undefined, maxFileBytes)
     throw error
   }
   const encoding = bomEncoding(bytes)

@@ -45,35 +45,23 @@ describe('more errors', () => {
     expect(textOf(result)).toBe(`Error: cannot read "${join(host.cwd, 'pipe')}": not a regular file (a device, socket or pipe)`)
   })
 
-  it('UTF-16 larger than maxFileBytes says so and what to do; a binary file stays binary', async () => {
-    const small = await readHost({ maxFileBytes: 8 })
-    try {
-      const wide = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello there\n', 'utf16le')])
-      await writeFile(join(small.cwd, 'wide.txt'), wide)
-      const result = await execTool(small.ctx, 'read_file', { file_path: 'wide.txt' })
-      expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_TOO_LARGE')
-      expect(textOf(result)).toBe(
-        `Error: cannot read "${join(small.cwd, 'wide.txt')}": UTF-16 text of ${wide.length} bytes exceeds maxFileBytes (8); UTF-16 is read whole — read a smaller file, convert it to UTF-8 (read at any size), or raise maxFileBytes in tool-read's config`,
-      )
-      await writeFile(join(small.cwd, 'blob.txt'), Buffer.from([1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0]))
-      expect(textOf(await execTool(small.ctx, 'read_file', { file_path: 'blob.txt' }))).toMatch(/^Error: cannot read ".*blob\.txt": binary file \(/)
-    } finally {
-      await small.dispose()
-    }
-  })
-
-  it('through a sandboxing provider (no peeking at the BOM) a large non-UTF-8 file names both possibilities', async () => {
-    const boxed = await readHost({ maxFileBytes: 8 }, { sandbox: 'workspace-write' })
-    try {
-      const wide = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello there\n', 'utf16le')])
-      await writeFile(join(boxed.cwd, 'wide.txt'), wide)
-      const result = await execTool(boxed.ctx, 'read_file', { file_path: 'wide.txt' })
-      expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_TOO_LARGE')
-      expect(textOf(result)).toBe(
-        `Error: cannot read "${join(boxed.cwd, 'wide.txt')}": not UTF-8 text, and a file of ${wide.length} bytes over maxFileBytes (8) is not checked for UTF-16 — if it is UTF-16 text, convert it to UTF-8 (read at any size) or raise maxFileBytes in tool-read's config; otherwise it is a binary file`,
-      )
-    } finally {
-      await boxed.dispose()
-    }
-  })
+  for (const [what, options] of [['the local fast path', {}], ['a sandboxing provider', { sandbox: 'workspace-write' as const }]] as const) {
+    it(`UTF-16 larger than maxFileBytes is not called binary: the error says what to do (${what})`, async () => {
+      const small = await readHost({ maxFileBytes: 8 }, options)
+      try {
+        const wide = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello there\n', 'utf16le')])
+        await writeFile(join(small.cwd, 'wide.txt'), wide)
+        const result = await execTool(small.ctx, 'read_file', { file_path: 'wide.txt' })
+        expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_TOO_LARGE')
+        expect(textOf(result)).toBe(
+          `Error: cannot read "${join(small.cwd, 'wide.txt')}": not UTF-8 text, and a file of ${wide.length} bytes over maxFileBytes (8) is not read whole to check for UTF-16 — if it is UTF-16 text, read a smaller file, convert it to UTF-8 (read at any size), or raise maxFileBytes in tool-read's config; otherwise it is a binary file`,
+        )
+        // Within maxFileBytes, a file without a BOM is binary.
+        await writeFile(join(small.cwd, 'blob.txt'), Buffer.from([1, 0, 2, 0]))
+        expect(textOf(await execTool(small.ctx, 'read_file', { file_path: 'blob.txt' }))).toMatch(/^Error: cannot read ".*blob\.txt": binary file \(/)
+      } finally {
+        await small.dispose()
+      }
+    })
+  }
 })
