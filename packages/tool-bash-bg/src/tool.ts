@@ -56,7 +56,8 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     if (bytes > MAX_COMMAND_BYTES) {
       throw new Error(`invalid command: ${bytes} bytes is over the ${MAX_COMMAND_BYTES}-byte limit Linux puts on one process argument — write the script to a file and run that file`)
     }
-    const timeout = args.timeout
+    // A background shell has no timeout: the value says it was ignored (DESIGN §6), whatever it was.
+    const timeout = args.run_in_background === true ? undefined : args.timeout
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > config.maxTimeoutMs)) {
       throw new Error(`invalid timeout: expected milliseconds from 1 to ${config.maxTimeoutMs}, got ${JSON.stringify(timeout)} — omit it for the default ${config.timeoutMs}, or use run_in_background for longer commands`)
     }

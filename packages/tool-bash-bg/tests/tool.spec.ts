@@ -117,7 +117,6 @@ describe('bad input', () => {
       [{ command: '   ' }, 'invalid command: expected a non-empty bash command, got an empty string'],
       [{ command: 'true', timeout: 0 }, 'invalid timeout: expected milliseconds from 1 to 600000, got 0 — omit it for the default 120000, or use run_in_background for longer commands'],
       [{ command: 'true', timeout: 600001 }, 'invalid timeout: expected milliseconds from 1 to 600000, got 600001 — omit it for the default 120000, or use run_in_background for longer commands'],
-      [{ command: 'true', timeout: -5, run_in_background: true }, 'invalid timeout: expected milliseconds from 1 to 600000, got -5 — omit it for the default 120000, or use run_in_background for longer commands'],
     ]
     for (const [args, message] of cases) {
       const result = await execTool(host.ctx, 'bash_bg', args)
@@ -170,6 +169,17 @@ describe('background', () => {
     expect(value.output_file.startsWith(`${host.shells.logDir}/`)).toBe(true)
     expect(value.output_file.startsWith(host.cwd)).toBe(false)
     expect(host.shells.get(value.shell_id)).toMatchObject({ status: 'running', owner: '', cwd: host.cwd, pid: value.pid })
+  })
+
+  // A timeout over the foreground maximum was refused even though a background shell has none.
+  it('takes any timeout with run_in_background, ignores it and says so', async () => {
+    host = await bootBashBg()
+    for (const timeout of [900000, 5, -5]) {
+      const result = await execTool(host.ctx, 'bash_bg', { command: 'true', run_in_background: true, timeout })
+      expect(result.isError).toBe(false)
+      expect(result.value).toMatchObject({ kind: 'background', timeout_ignored: true })
+      expect(textOf(result).split('\n').at(-1)).toBe('[timeout does not apply to background shells; ignored]')
+    }
   })
 
   it('keeps logging a grandchild after the leader exits, and stays running until the group is empty', async () => {
