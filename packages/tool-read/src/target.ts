@@ -1,17 +1,22 @@
 /** Stat the target once and turn absence, directories and special files into clear errors. */
 
-import { readdir } from 'node:fs/promises'
-import { basename, dirname } from 'node:path'
+import { readdir, realpath } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { localPath } from './local.ts'
 
-export async function statRegular(ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string): Promise<FsInfo> {
+/** `fastPath: false` forces the provider path (the differential test compares both). */
+export interface LookupOptions {
+  fastPath?: boolean
+}
+
+export async function statRegular(ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string, options: LookupOptions = {}): Promise<FsInfo> {
   const info = await ctx.fs.stat(target, exec.signal)
   if (info === undefined) {
     ctx.emit('fs/observed', target, { kind: 'absent' }, exec)
-    throw await notFound(ctx, exec, target, listTool)
+    throw await notFound(ctx, exec, target, listTool, options)
   }
   if (info.type === 'directory') {
     throw new FsError(`cannot read "${target.displayPath}": it is a directory — use ${listTool} to see what is in it`, 'FS_NOT_REGULAR_FILE')
@@ -22,7 +27,7 @@ export async function statRegular(ctx: Context, exec: ToolExecution, target: FsT
   return info
 }
 
-async function notFound(ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string): Promise<FsError> {
+async function notFound(ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string, options: LookupOptions): Promise<FsError> {
   const parentPath = dirname(target.displayPath)
   const head = `cannot read "${target.displayPath}": file not found`
   let names: string[]
@@ -30,10 +35,10 @@ async function notFound(ctx: Context, exec: ToolExecution, target: FsTarget, lis
     const parent = await ctx.fs.resolve(parentPath, { signal: exec.signal })
     const info = await ctx.fs.stat(parent, exec.signal)
     if (info?.type !== 'directory') return new FsError(`${head} (the directory ${parentPath} does not exist)`, 'FS_NOT_FOUND')
-    const local = await localPath(ctx, parent)
+    const local = options.fastPath === false ? undefined : await localPath(ctx, parent)
     names = local === undefined
       ? (await ctx.fs.listDir(parent, exec.signal)).map((entry) => entry.name)
-      : await readdir(local)
+      : await localNames(local)
   } catch (error) {
     if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
     return new FsError(head, 'FS_NOT_FOUND')
@@ -49,6 +54,24 @@ async function notFound(ctx: Context, exec: ToolExecution, target: FsTarget, lis
     : new FsError(`${head} — use ${listTool} to see what is in ${parentPath}`, 'FS_NOT_FOUND')
 }
 
+/**
+ * The plain local provider's listDir names, without its realpath and stat of every child (seconds
+ * on 100k entries): one readdir. Only a symlink can make the provider's listing fail (a loop, a
+ * path through a file), so only symlinks are resolved, failing alike; a dangling one lists.
+ */
+async function localNames(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true })
+  for (const entry of entries) {
+    if (!entry.isSymbolicLink()) continue
+    try {
+      await realpath(join(dir, entry.name))
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'ENOENT') throw error
+    }
+  }
+  return entries.map((entry) => entry.name)
+}
+
 /** Up to three names close to `wanted`: small edit distance, same stem, or a case difference. */
 export function suggest(wanted: string, names: readonly string[]): string[] {
   const want = wanted.toLowerCase()
@@ -62,7 +85,8 @@ export function suggest(wanted: string, names: readonly string[]): string[] {
     if (stem !== '' && nameStem === stem) score = Math.min(score, 1)
     if (score <= budget) scored.push({ name, score })
   }
-  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name))
+  // A total order (localeCompare ties distinct names, e.g. NFC and NFD), so the listing order never matters.
+  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return scored.slice(0, 3).map((entry) => entry.name)
 }
 

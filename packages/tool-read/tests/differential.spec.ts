@@ -2,13 +2,14 @@
  * The local fast path must give byte-identical results to the ctx.fs provider path: same
  * windows, same totals and estimates, same errors. Both run here on the same files.
  */
-import { open, writeFile } from 'node:fs/promises'
+import { mkdir, open, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { readText } from '../src/text.ts'
 import { localPath } from '../src/local.ts'
+import { statRegular } from '../src/target.ts'
 import type { WindowRequest } from '../src/window.ts'
 import { readHost } from './harness.ts'
 
@@ -111,5 +112,50 @@ describe('fast path = provider path', () => {
     } finally {
       await sandboxed.dispose()
     }
+  })
+})
+
+describe('near-name suggestions: fast path = provider path', () => {
+  /** The not-found message for `dir/wanted` through one path or the other. */
+  async function lookup(dir: string, wanted: string, fastPath: boolean): Promise<string> {
+    const target = await host.ctx.fs.resolve(join(dir, wanted))
+    const exec = { signal: new AbortController().signal } as ToolExecution
+    return statRegular(host.ctx, exec, target, 'list_directory', { fastPath })
+      .then(() => 'found', (error: Error) => `${error.constructor.name}: ${error.message}`)
+  }
+
+  it('the same suggestions for every kind of entry, and the same fallback when a symlink cannot be resolved', async () => {
+    const dir = join(host.cwd, 'names')
+    await mkdir(join(dir, 'sub'), { recursive: true })
+    for (const name of ['config.ts', 'config.js', 'Config.tsx', 'confit.ts', '.env', '.envrc', 'caf\u00e9.txt', 'cafe\u0301.txt', 'README.md', 'readme.txt', 'sub.ts']) {
+      await writeFile(join(dir, name), 'x\n')
+    }
+    await symlink('config.ts', join(dir, 'config-link'))
+    await symlink('missing-target', join(dir, 'dangling'))
+    // Symlinks that fail the provider's listing: a loop, and a path through a file.
+    const loopDir = join(host.cwd, 'loops')
+    const fileDir = join(host.cwd, 'through')
+    for (const [bad, link] of [[loopDir, 'bad-link'], [fileDir, 'config.ts/inner']] as const) {
+      await mkdir(bad)
+      for (const name of ['config.ts', 'config.js']) await writeFile(join(bad, name), 'x\n')
+      await symlink(link, join(bad, 'bad-link'))
+    }
+
+    const wanted = ['config.txt', 'conf.ts', '.en', 'cafe.txt', 'caf\u00e9.md', 'dangling', 'readme.md', 'zzzzzzzz', 'sub', 'config-lnk']
+    const outcomes: string[] = []
+    for (const [where, names] of [[dir, wanted], [fileDir, ['config.txt']], [loopDir, ['config.txt']]] as const) {
+      for (const name of names) {
+        const fast = await lookup(where, name, true)
+        expect(fast).toBe(await lookup(where, name, false))
+        outcomes.push(fast)
+      }
+    }
+    // The cases really differ from each other (the comparison is not between two empty answers).
+    expect(outcomes[0]).toBe(`FsError: cannot read "${join(dir, 'config.txt')}": file not found. Did you mean: config.js, config.ts, Config.tsx?`)
+    expect(outcomes[5]).toBe(`FsError: cannot read "${join(dir, 'dangling')}": file not found (dangling is a symbolic link whose target does not exist)`)
+    // A failing symlink fails the provider's listing: no suggestions on either path.
+    expect(outcomes.at(-2)).toBe(`FsError: cannot read "${join(fileDir, 'config.txt')}": file not found`)
+    expect(outcomes.at(-1)).toBe(`FsError: cannot read "${join(loopDir, 'config.txt')}": file not found`)
+    expect(await localPath(host.ctx, await host.ctx.fs.resolve(dir))).toBe(dir)
   })
 })

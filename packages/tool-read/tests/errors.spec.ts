@@ -102,10 +102,16 @@ describe('errors', () => {
   })
 
   it('a dangling symlink says so instead of suggesting its own name', async () => {
-    await symlink('missing-target', join(host.cwd, 'dangling'))
-    expect((await failure({ file_path: 'dangling' })).text).toBe(
-      `Error: cannot read "${join(host.cwd, 'dangling')}": file not found (dangling is a symbolic link whose target does not exist)`,
+    await mkdir(join(host.cwd, 'links'))
+    await symlink('missing-target', join(host.cwd, 'links', 'dangling'))
+    expect((await failure({ file_path: 'links/dangling' })).text).toBe(
+      `Error: cannot read "${join(host.cwd, 'links', 'dangling')}": file not found (dangling is a symbolic link whose target does not exist)`,
     )
+  })
+
+  it('beside a symlink loop (which fails the provider\'s listing) a missing file gets no suggestions', async () => {
+    // host.cwd holds loop-self (the test above) and ok.txt.
+    expect((await failure({ file_path: 'ok.tx' })).text).toBe(`Error: cannot read "${join(host.cwd, 'ok.tx')}": file not found`)
   })
 
   it('a notebook over maxFileBytes is refused', async () => {
