@@ -115,8 +115,9 @@ export function formatCell(cell: NotebookCell): string {
   return parts.join('\n')
 }
 
+/** The seed's header, exactly: `# N cells` whatever N (DESIGN keeps singular forms to list-dir). */
 export function notebookHeader(language: string, totalCells: number): string {
-  return `# Jupyter Notebook (${language})\n# ${totalCells} ${totalCells === 1 ? 'cell' : 'cells'}`
+  return `# Jupyter Notebook (${language})\n# ${totalCells} cells`
 }
 
 export interface CellWindow {

@@ -135,6 +135,11 @@ describe('notebooks', () => {
     expect(textOf(past)).toBe('# Jupyter Notebook (python)\n# 7 cells\n\n(Offset 9 is past the end: the notebook has 7 cells.)')
   })
 
+  it('the header keeps the seed\'s exact "# N cells", also for one cell', async () => {
+    await writeFile(join(host.cwd, 'one.ipynb'), JSON.stringify({ metadata: {}, cells: [{ cell_type: 'raw', source: 'only' }] }))
+    expect(textOf(await execTool(host.ctx, 'read_file', { file_path: 'one.ipynb' }))).toBe('# Jupyter Notebook (unknown)\n# 1 cells\n\n## Cell 1 [raw]\nonly')
+  })
+
   it('the byte budget stops at a cell boundary', async () => {
     const big = await readHost({ maxBytes: 1024 })
     try {
