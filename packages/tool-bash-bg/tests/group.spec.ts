@@ -41,7 +41,7 @@ async function until(test: () => boolean, what: string): Promise<void> {
 }
 
 describe('ProcessGroup and pid reuse', () => {
-  it.skipIf(!canSteerPids())('a new group leader that reuses the reaped leader\'s pid is never a member, never signalled', async () => {
+  it.skipIf(!canSteerPids())('a new group leader that reuses the reaped leader\'s pid is never a member, never signalled', async (test) => {
     const leader = spawn('bash', ['-c', '(sleep 0.3) & exit 0'], { detached: true, stdio: 'ignore' })
     spawned.push(leader)
     const group = new ProcessGroup(leader)
@@ -56,14 +56,20 @@ describe('ProcessGroup and pid reuse', () => {
       if (child.pid === group.pgid) innocent = child
       else child.kill('SIGKILL')
     }
-    expect(innocent?.pid, 'the kernel handed the pid to a new group leader').toBe(group.pgid)
+    // Another process of the machine may take the steered pid first, every time: then there is
+    // nothing to check here (a skip, not a failure). When we did get it, every check is strict.
+    if (innocent === undefined) {
+      test.skip(`the kernel did not hand pid ${group.pgid} to our process in 50 attempts (other processes spawned concurrently)`)
+      return
+    }
+    expect(innocent.pid).toBe(group.pgid)
     expect(inGroup(group.pgid)).toEqual([group.pgid])
     expect(group.members()).toEqual([])
     expect(group.empty).toBe(true)
     expect(group.signal('SIGKILL')).toBe(false)
     await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(innocent!.exitCode).toBeNull()
-    expect(innocent!.signalCode).toBeNull()
+    expect(innocent.exitCode).toBeNull()
+    expect(innocent.signalCode).toBeNull()
   })
 
   it('an emptied group is known empty without a /proc scan, and stays empty', async () => {
