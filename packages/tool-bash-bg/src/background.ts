@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import type { JobHooks, JobOutcome } from '@deepseek-ai/dsh-jobs'
 import { ProcessGroup } from './group.ts'
-import type { Launch } from './launch.ts'
+import { spawnFailed, type Launch } from './launch.ts'
 import { LogWriter } from './log-writer.ts'
 import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
 import { DEFAULT_KILL, terminateGroup } from './terminate.ts'
@@ -69,7 +69,7 @@ export class BackgroundShell {
       child.once('error', () => {})
       this.writer.close()
       unlinkSync(init.outputFile)
-      throw new Error(`bash_bg: could not start ${program} — check that it is installed and on PATH`)
+      throw spawnFailed(program)
     }
     this.group = new ProcessGroup(child)
     const streams = [child.stdout, child.stderr].filter((stream): stream is NonNullable<typeof stream> => stream !== null)

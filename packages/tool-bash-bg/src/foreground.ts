@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process'
 import type { Readable } from 'node:stream'
 import { ProcessGroup } from './group.ts'
 import type { Launch } from './launch.ts'
+import { spawnFailed } from './launch.ts'
 import { terminateGroup } from './terminate.ts'
 
 /** SIGTERM grace at a timeout or abort before SIGKILL. */
@@ -97,7 +98,7 @@ export async function runForeground(launch: Launch, timeoutMs: number, maxOutput
     const child = spawn(program, args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve)
-      child.once('error', reject)
+      child.once('error', (error) => reject(spawnFailed(program, error)))
     })
     const group = new ProcessGroup(child)
     const stdout = new Tail(maxOutputBytes)

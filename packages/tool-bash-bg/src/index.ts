@@ -2,6 +2,7 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import { Config as ConfigSchema, type Config as BashBgConfig } from './config.ts'
@@ -21,7 +22,7 @@ export const Config = ConfigSchema
 
 export function apply(ctx: Context, config: Config): void {
   if (config.timeoutMs > config.maxTimeoutMs) {
-    throw new Error(`tool-bash-bg: timeoutMs (${config.timeoutMs}) exceeds maxTimeoutMs (${config.maxTimeoutMs}) — raise maxTimeoutMs or lower timeoutMs`)
+    throw new HarnessError(`tool-bash-bg: timeoutMs (${config.timeoutMs}) exceeds maxTimeoutMs (${config.maxTimeoutMs}) — raise maxTimeoutMs or lower timeoutMs`, 'INVALID_CONFIG')
   }
   // Private per plugin instance: mkdtemp creates it 0700, outside any workspace.
   const logDir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bash-bg-')))

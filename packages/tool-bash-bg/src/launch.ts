@@ -45,6 +45,11 @@ export async function planLaunch(ctx: Context, command: string, exec: ToolExecut
   return { argv: [program, ...args], cwd, env }
 }
 
+/** The one error for a program that could not be started, foreground or background. */
+export function spawnFailed(program: string, cause?: unknown): HarnessError {
+  return new HarnessError(`bash_bg: could not start ${program} — check that it is installed and on PATH`, 'SPAWN_FAILED', cause === undefined ? undefined : { cause })
+}
+
 /** A call with no agent runs where the filesystem provider's relative paths resolve. */
 async function defaultCwd(ctx: Context): Promise<string> {
   const fs = ctx.get('fs')

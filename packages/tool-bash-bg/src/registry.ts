@@ -4,6 +4,7 @@
  */
 import { randomInt } from 'node:crypto'
 import { rmSync } from 'node:fs'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShell } from './background.ts'
 import { scanGroups, signalGroup } from './process-group.ts'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
@@ -31,7 +32,7 @@ export class ShellRegistry implements BackgroundShellRegistry {
   }
 
   register(record: ShellRecord): void {
-    if (this.entries.has(record.id)) throw new Error(`shell ${record.id} is already registered — pick a new id`)
+    if (this.entries.has(record.id)) throw new HarnessError(`shell ${record.id} is already registered — pick a new id`, 'SHELL_EXISTS')
     this.prune()
     this.entries.set(record.id, { record })
   }
@@ -90,7 +91,7 @@ export class ShellRegistry implements BackgroundShellRegistry {
 
   terminate(id: string, request: KillRequest): Promise<KillOutcome> {
     const entry = this.entries.get(id)
-    if (entry === undefined) return Promise.reject(new Error(`Shell not found: ${id}`))
+    if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
     if (entry.shell === undefined) {
       return Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code: entry.record.exit_code, elapsed_ms: 0, survivors: [] })
     }
@@ -99,7 +100,7 @@ export class ShellRegistry implements BackgroundShellRegistry {
 
   settled(id: string): Promise<ShellRecord> {
     const entry = this.entries.get(id)
-    if (entry === undefined) return Promise.reject(new Error(`Shell not found: ${id}`))
+    if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
     return entry.shell?.settled ?? Promise.resolve(entry.record)
   }
 

@@ -46,20 +46,20 @@ interface Args {
 export function createTool(ctx: Context, config: Config, registry: ShellRegistry): ToolDefinition {
   const validate = (args: Args): void => {
     if (args.command.trim().length === 0) {
-      throw new Error('invalid command: expected a non-empty bash command, got an empty string')
+      throw new HarnessError('invalid command: expected a non-empty bash command, got an empty string', 'INVALID_ARGS')
     }
     // Both would fail inside spawn() with a message that names no argument (or blames bash being missing).
     if (args.command.includes('\0')) {
-      throw new Error("invalid command: it contains a NUL character, which no process argument can carry — remove it (printf '\\0' writes one)")
+      throw new HarnessError("invalid command: it contains a NUL character, which no process argument can carry — remove it (printf '\\0' writes one)", 'INVALID_ARGS')
     }
     const bytes = Buffer.byteLength(args.command)
     if (bytes > MAX_COMMAND_BYTES) {
-      throw new Error(`invalid command: ${bytes} bytes is over the ${MAX_COMMAND_BYTES}-byte limit Linux puts on one process argument — write the script to a file and run that file`)
+      throw new HarnessError(`invalid command: ${bytes} bytes is over the ${MAX_COMMAND_BYTES}-byte limit Linux puts on one process argument — write the script to a file and run that file`, 'INVALID_ARGS')
     }
     // A background shell has no timeout: the value says it was ignored (DESIGN §6), whatever it was.
     const timeout = args.run_in_background === true ? undefined : args.timeout
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > config.maxTimeoutMs)) {
-      throw new Error(`invalid timeout: expected milliseconds from 1 to ${config.maxTimeoutMs}, got ${JSON.stringify(timeout)} — omit it for the default ${config.timeoutMs}, or use run_in_background for longer commands`)
+      throw new HarnessError(`invalid timeout: expected milliseconds from 1 to ${config.maxTimeoutMs}, got ${JSON.stringify(timeout)} — omit it for the default ${config.timeoutMs}, or use run_in_background for longer commands`, 'INVALID_ARGS')
     }
   }
 
@@ -72,7 +72,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     const running = registry.running(owner)
     if (running.length >= config.maxEntries) {
       const ids = running.map((record) => `${record.id} (${record.command})`).join(', ')
-      throw new Error(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — stop one with kill_shell, then retry`)
+      throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — stop one with kill_shell, then retry`, 'TOO_MANY_SHELLS')
     }
     const id = registry.newId()
     const init = { id, command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: join(registry.logDir, `${id}.log`) }

@@ -67,6 +67,7 @@ describe('plugin', () => {
     }
     const inverted = await Promise.resolve(host.ctx.plugin(BashBg, { timeoutMs: 700000 })).then(() => undefined, (e: unknown) => e as Error)
     expect(inverted?.message).toBe('tool-bash-bg: timeoutMs (700000) exceeds maxTimeoutMs (600000) — raise maxTimeoutMs or lower timeoutMs')
+    expect((inverted as { code?: string } | undefined)?.code).toBe('INVALID_CONFIG')
     expect(host.ctx.tools.get('bash_bg')).toBeUndefined()
   })
 

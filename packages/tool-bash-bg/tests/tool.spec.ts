@@ -122,6 +122,7 @@ describe('bad input', () => {
       const result = await execTool(host.ctx, 'bash_bg', args)
       expect(result.isError).toBe(true)
       expect(result.error?.message).toBe(message)
+      expect(result.error?.info?.code).toBe('INVALID_ARGS')
     }
     const notString = await execTool(host.ctx, 'bash_bg', { command: 42 })
     expect(notString.error?.info?.code).toBe('INVALID_ARGS')
@@ -136,12 +137,40 @@ describe('bad input', () => {
       expect(nul.error?.message).toBe("invalid command: it contains a NUL character, which no process argument can carry — remove it (printf '\\0' writes one)")
       const huge = await execTool(host.ctx, 'bash_bg', { command: `${long}x`, run_in_background })
       expect(huge.error?.message).toBe('invalid command: 131072 bytes is over the 131071-byte limit Linux puts on one process argument — write the script to a file and run that file')
+      expect([nul.error?.info?.code, huge.error?.info?.code]).toEqual(['INVALID_ARGS', 'INVALID_ARGS'])
     }
     // The limit is exact: one byte less still runs.
     const fits = await execTool(host.ctx, 'bash_bg', { command: long })
     expect(fits.isError).toBe(false)
     expect((fits.value as { stdout: { cut: number } }).stdout.cut).toBeGreaterThan(0)
     expect(await readdir(host.shells.logDir)).toEqual([])
+  })
+
+  it('says when bash cannot be started, in both modes, leaving no log behind', async () => {
+    host = await bootBashBg()
+    const path = process.env.PATH
+    process.env.PATH = '/nonexistent-bin'
+    try {
+      for (const run_in_background of [false, true]) {
+        const result = await execTool(host.ctx, 'bash_bg', { command: 'true', run_in_background })
+        expect(result.error?.message).toBe('bash_bg: could not start bash — check that it is installed and on PATH')
+        expect(result.error?.info?.code).toBe('SPAWN_FAILED')
+      }
+    } finally {
+      process.env.PATH = path
+    }
+    expect(await readdir(host.shells.logDir)).toEqual([])
+    expect(host.shells.list()).toEqual([])
+  })
+
+  it('the service refuses unknown and duplicate ids with stable codes', async () => {
+    host = await bootBashBg()
+    await expect(host.shells.terminate('bg-nope00', { signal: 'SIGTERM', force: true, timeoutMs: 1 })).rejects.toMatchObject({ message: 'Shell not found: bg-nope00', code: 'SHELL_NOT_FOUND' })
+    await expect(host.shells.settled('bg-nope00')).rejects.toMatchObject({ code: 'SHELL_NOT_FOUND' })
+    const value = await startBg(host, 'true')
+    const record = host.shells.get(value.shell_id)
+    if (record === undefined) throw new Error('no record')
+    expect(() => host?.shells.register(record)).toThrow(expect.objectContaining({ message: `shell ${value.shell_id} is already registered — pick a new id`, code: 'SHELL_EXISTS' }))
   })
 
   it('says when the working directory vanished', async () => {
@@ -276,6 +305,7 @@ describe('background', () => {
     const b = await startBg(host, 'sleep 61')
     const result = await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })
     expect(result.error?.message).toBe(`too many background shells: this session already runs 2 (maxEntries 2): ${a.shell_id} (sleep 60), ${b.shell_id} (sleep 61) — stop one with kill_shell, then retry`)
+    expect(result.error?.info?.code).toBe('TOO_MANY_SHELLS')
     await host.shells.terminate(a.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 1000 })
     expect((await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })).isError).toBe(false)
   })
