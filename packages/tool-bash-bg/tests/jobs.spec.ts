@@ -94,6 +94,21 @@ describe('host jobs', () => {
     expect(host.ctx.jobs.get(JobId(value.job_id ?? ''), agent)).toMatchObject({ status: 'completed', detail: 'exit code: 5' })
   })
 
+  it('job_output returns at most maxOutputBytes of new output, the newest, and says what it skipped', async () => {
+    host = await bootBashBg({ maxOutputBytes: 100 }, { before: async (h) => { await h.ctx.plugin(ToolJobsPlugin, { completionDelivery: 'quiet' }) } })
+    const agent = host.agent()
+    const started = await execTool(host.ctx, 'bash_bg', { command: 'seq 1 1000', run_in_background: true }, { agent })
+    const value = started.value as unknown as Bg
+    await host.shells.settled(value.shell_id)
+    const log = await readFile(value.output_file, 'utf8')
+    expect(log.length).toBe(3893)
+    const first = await execTool(host.ctx, 'job_output', { job_id: value.job_id }, { agent })
+    expect(textOf(first)).toBe(`[3793 earlier bytes skipped; the whole log is ${value.output_file}]\n${log.slice(-100)}[status: completed, exit code: 0]`)
+    // The cursor moved to the end: nothing new the second time.
+    const second = await execTool(host.ctx, 'job_output', { job_id: value.job_id }, { agent })
+    expect(textOf(second)).toBe('(no new output)\n[status: completed, exit code: 0]')
+  })
+
   it('says in the job detail when the log was capped', async () => {
     host = await bootBashBg({ maxLogBytes: 500 }, { before: async (h) => { await h.ctx.plugin(ToolJobsPlugin, { completionDelivery: 'quiet' }) } })
     const agent = host.agent()

@@ -2,7 +2,8 @@ import { mkdir, readdir, rm, stat, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
-import { execTool, makeTmpDir, removeTmpDir, textOf } from '@gencode-ai/testkit'
+import { bootHost, execTool, textOf } from '@gencode-ai/testkit'
+import * as BashBg from '../src/index.ts'
 import { OUTPUT_HELD_OPEN } from '../src/render.ts'
 import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
@@ -364,22 +365,28 @@ describe('background', () => {
 })
 
 describe('dispose', () => {
-  it('kills every running shell (verified in /proc), removes the tool, the section and the logs', async () => {
-    const cwd = await makeTmpDir()
-    host = await bootBashBg({}, { cwd })
+  it('disposing the plugin kills every running shell (verified in /proc), removes the tool, the section, the service and the logs', async () => {
+    const base = await bootHost()
+    host = Object.assign(base, { shells: undefined as unknown as BgHost['shells'] })
+    const fiber = await base.ctx.plugin(BashBg, {})
+    const shells = base.ctx.get('backgroundShells')
+    if (shells === undefined) throw new Error('no backgroundShells service')
+    host.shells = shells
     const mark = marker('dispose')
     await startBg(host, `(exec -a ${mark} sleep 60) & exec -a ${mark} sleep 60`)
     const stubborn = await startBg(host, `trap '' INT TERM; exec -a ${mark} sleep 60`)
     await until(() => pidsWithMarker(mark, true).length === 3, 'three processes')
     // A kill_shell force:false still waiting must not swallow dispose's escalation to SIGKILL.
-    void host.shells.terminate(stubborn.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 500 })
-    const logDir = host.shells.logDir
-    const fiber = [...host.ctx.registry.values()]
-    expect(fiber.length).toBeGreaterThan(0)
-    await host.dispose()
-    host = undefined
+    void shells.terminate(stubborn.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 500 })
+    const logDir = shells.logDir
+    const sections = async () => (await base.ctx.systemPrompt.assemble()).sections.map((section) => section.name)
+    expect(base.ctx.tools.get('bash_bg')).toBeDefined()
+    expect(await sections()).toContain('tool:bash_bg')
+    await fiber.dispose()
     expect(pidsWithMarker(mark)).toEqual([])
     await expect(stat(logDir)).rejects.toThrow()
-    await removeTmpDir(cwd)
+    expect(base.ctx.tools.get('bash_bg')).toBeUndefined()
+    expect(await sections()).not.toContain('tool:bash_bg')
+    expect(base.ctx.get('backgroundShells')).toBeUndefined()
   })
 })
