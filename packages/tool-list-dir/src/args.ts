@@ -1,4 +1,4 @@
-import { argumentError } from './errors.ts'
+import { argumentError, quoted } from './errors.ts'
 import { ignoreMatcher } from './ignore.ts'
 import { patternMatcher } from './pattern.ts'
 import type { SortKey } from './sort.ts'
@@ -23,24 +23,38 @@ export interface ListArgs {
   limit?: number
 }
 
-export interface ListRequest {
+export interface ListRequest extends CallMode {
   path: string
   ignore: (name: string) => boolean
-  recursive: boolean
   depth: number
   pattern: ((relativePath: string) => boolean) | undefined
   sort: SortKey
   reverse: boolean
   only: 'files' | 'directories' | undefined
-  long: boolean
   cap: number
-  /** Any seed-000 extension argument was given (the seed-003 text stays exact otherwise). */
+}
+
+/** How a call renders, from its arguments alone (pure: no validation, nothing compiled). */
+export interface CallMode {
+  recursive: boolean
+  long: boolean
+  /** An extension changes the result: a cut result then says how to see the rest. Defaults sent explicitly do not count. */
   extended: boolean
   /** The filters in effect, named for messages. */
   filters: string[]
 }
 
-const EXTENSIONS = ['recursive', 'depth', 'pattern', 'sort', 'reverse', 'directories_only', 'files_only', 'long', 'limit'] as const
+export function callMode(args: ListArgs, maxEntries: number): CallMode {
+  const recursive = args.recursive === true || (args.recursive !== false && args.depth !== undefined)
+  const only = args.files_only === true ? 'files' : args.directories_only === true ? 'directories' : undefined
+  const filters: string[] = []
+  if (args.pattern !== undefined) filters.push(`pattern ${quoted(args.pattern)}`)
+  if (only !== undefined) filters.push(`${only}_only`)
+  const extended = recursive || args.long === true || args.reverse === true || only !== undefined
+    || args.pattern !== undefined || (args.sort ?? 'type') !== 'type'
+    || (args.limit !== undefined && args.limit !== maxEntries)
+  return { recursive, long: args.long === true, extended, filters }
+}
 
 /** Check what the schema cannot express; every error names the argument and what would work. */
 export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
@@ -52,7 +66,7 @@ export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
   if (args.recursive === false && args.depth !== undefined) {
     throw argumentError(`depth ${args.depth} needs recursive=true — drop depth, or set recursive=true`)
   }
-  const recursive = args.recursive === true || args.depth !== undefined
+  const mode = callMode(args, maxEntries)
   const depth = args.depth ?? DEFAULT_DEPTH
   if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH) {
     throw argumentError(`depth must be an integer from 1 to ${MAX_DEPTH} (levels below path; 1 = direct children), got ${args.depth}`)
@@ -69,22 +83,15 @@ export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
   if (args.pattern !== undefined && args.pattern.trim() === '') {
     throw argumentError('pattern must be a non-empty glob such as "*.ts" — or leave it out')
   }
-  const only = args.files_only === true ? 'files' : args.directories_only === true ? 'directories' : undefined
-  const filters: string[] = []
-  if (args.pattern !== undefined) filters.push(`pattern "${args.pattern}"`)
-  if (only !== undefined) filters.push(`${only}_only`)
   return {
+    ...mode,
     path: args.path,
     ignore: ignoreMatcher(args.ignore ?? []),
-    recursive,
-    depth: recursive ? depth : 1,
+    depth: mode.recursive ? depth : 1,
     pattern: args.pattern === undefined ? undefined : patternMatcher(args.pattern),
     sort: args.sort ?? 'type',
     reverse: args.reverse === true,
-    only,
-    long: args.long === true,
+    only: args.files_only === true ? 'files' : args.directories_only === true ? 'directories' : undefined,
     cap: args.limit ?? maxEntries,
-    extended: EXTENSIONS.some((key) => args[key] !== undefined),
-    filters,
   }
 }

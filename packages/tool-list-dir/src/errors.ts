@@ -16,5 +16,5 @@ export function quoted(value: string, max = 120): string {
 
 /** Cancellation in the host's vocabulary (as ctx.fs reports it), so the result carries FS_ABORTED. */
 export function checkAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new FsError('list_directory was aborted', 'FS_ABORTED')
+  if (signal.aborted) throw new FsError('the listing was aborted', 'FS_ABORTED')
 }

@@ -4,7 +4,7 @@ import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { fileURLToPath } from 'node:url'
 import type { ListRequest } from './args.ts'
 import { LocalSource } from './local-source.ts'
-import { checkAborted, quoted } from './errors.ts'
+import { argumentError, checkAborted, quoted } from './errors.ts'
 import { permissionString } from './permissions.ts'
 import { ProviderSource } from './provider-source.ts'
 import type { Dir, DirSource, Entry, Listing } from './types.ts'
@@ -38,14 +38,18 @@ export async function listDirectory(
   if (info.type !== 'directory') {
     const message = info.type === 'file'
       ? `path ${quoted(request.path)} is a file, not a directory (${target.displayPath}) — use read_file to read it`
-      : `path ${quoted(request.path)} is not a directory (${target.displayPath})`
+      : `path ${quoted(request.path)} is not a directory (${target.displayPath}) — list its parent directory to see what it is`
     throw new FsError(message, 'FS_NOT_DIRECTORY')
   }
   const root: Dir = { display: target.displayPath, target, local: ctx.fs.processPath(target) }
+  const source = sourceFor(root)
+  if (request.sort === 'modified' && !source.metadata) {
+    throw argumentError('sort "modified" needs modification times, which this filesystem provider does not report — use sort "name" or "size"')
+  }
   const keep = request.recursive || request.long
   let result
   try {
-    result = await walk(sourceFor(root), root, {
+    result = await walk(source, root, {
       depth: request.depth,
       links: keep ? 'keep' : 'follow',
       ignore: request.ignore,
@@ -66,7 +70,7 @@ export async function listDirectory(
   if (after.targetKey !== target.targetKey) {
     throw new FsError(`path ${quoted(request.path)} changed while it was being listed — list it again`, 'FS_STALE_VERSION')
   }
-  const entries = result.shown.map(({ child, rel }): Entry => {
+  const entries = result.shown.map(({ child, rel, siblingsCut }): Entry => {
     const entry: Entry = { name: child.name, type: child.type }
     if (child.size !== undefined) entry.size = child.size
     if (request.recursive) entry.path = rel
@@ -74,6 +78,7 @@ export async function listDirectory(
     if (request.long && child.mode !== undefined) entry.permissions = permissionString(child.mode)
     if (child.target !== undefined) entry.target = child.target
     if (child.error !== undefined) entry.error = child.error
+    if (siblingsCut === true) entry.siblings_cut = true
     return entry
   })
   const { files, directories, symlinks, others } = result.counts
@@ -89,6 +94,7 @@ export async function listDirectory(
   if (result.ignored > 0) value.ignored = result.ignored
   if (result.filtered > 0) value.filtered = result.filtered
   if (result.partial) value.partial = true
+  if (request.long && !source.metadata) value.metadata_unavailable = true
   return value
 }
 
@@ -110,8 +116,8 @@ async function locate(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal'
 function rootError(error: unknown, display: string): unknown {
   if (error instanceof FsError) return error
   const code = (error as { code?: string }).code
-  if (code === 'EACCES' || code === 'EPERM') return new FsError(`cannot list "${display}": permission denied`, 'FS_PERMISSION_DENIED', { cause: error })
-  if (code === 'ENOENT') return new FsError(`cannot list "${display}": it vanished during the listing`, 'FS_NOT_FOUND', { cause: error })
-  if (code === 'ENOTDIR') return new FsError(`cannot list "${display}": not a directory`, 'FS_NOT_DIRECTORY', { cause: error })
+  if (code === 'EACCES' || code === 'EPERM') return new FsError(`cannot list "${display}": permission denied — list a directory you can read`, 'FS_PERMISSION_DENIED', { cause: error })
+  if (code === 'ENOENT') return new FsError(`cannot list "${display}": it vanished during the listing — list its parent to see what is there now`, 'FS_NOT_FOUND', { cause: error })
+  if (code === 'ENOTDIR') return new FsError(`cannot list "${display}": not a directory — list its parent to see what it is`, 'FS_NOT_DIRECTORY', { cause: error })
   return error
 }

@@ -1,5 +1,5 @@
 import { lstatSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs'
-import { readdir } from 'node:fs/promises'
+import { readdir, realpath } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { checkAborted } from './errors.ts'
@@ -18,8 +18,14 @@ const SLICE = 256
  */
 export class LocalSource implements DirSource {
   readonly kind = 'local'
+  readonly metadata = true
 
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
+    // A subdirectory swapped for a symlink after its parent was read would lead the walk
+    // elsewhere: its path, built from the root's realpath, must still be its own realpath.
+    if (dir.nested === true && await realpath(dir.local as string) !== dir.local) {
+      throw Object.assign(new Error(`${dir.display} changed during listing`), { code: 'CHANGED' })
+    }
     const dirents = await readdir(dir.local as string, { withFileTypes: true })
     checkAborted(signal)
     const children = dirents.map((dirent): Child => ({ name: dirent.name, type: direntType(dirent) }))
@@ -34,7 +40,7 @@ export class LocalSource implements DirSource {
   }
 
   child(dir: Dir, name: string): Dir {
-    return { display: join(dir.display, name), local: join(dir.local as string, name) }
+    return { display: join(dir.display, name), local: join(dir.local as string, name), nested: true }
   }
 
   async details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Promise<void> {

@@ -3,6 +3,8 @@ import type {} from '@deepseek-ai/dsh-fs'
 import { join } from 'node:path'
 import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 
+const LSTAT_BATCH = 64
+
 /**
  * Listing through ctx.fs, so sandboxing and remote providers keep working. The provider reports
  * followed types and file sizes; in `keep` mode one ctx.fs.lstat per child finds the symlinks.
@@ -10,6 +12,7 @@ import type { Child, Dir, DirSource, LinkMode } from './types.ts'
  */
 export class ProviderSource implements DirSource {
   readonly kind = 'provider'
+  readonly metadata = false
   private readonly targets = new WeakMap<Child, Dir['target']>()
 
   constructor(private readonly ctx: Context) {}
@@ -23,12 +26,17 @@ export class ProviderSource implements DirSource {
       return child
     })
     if (links === 'keep') {
-      await Promise.all(children.map(async (child) => {
-        const info = await this.ctx.fs.lstat(child.name, { cwd: dir.display }, signal).catch(() => undefined)
-        if (info?.type !== 'symlink') return
-        child.type = 'symlink'
-        delete child.size
-      }))
+      // One ctx.fs.lstat per child finds the links, a bounded number at a time. A child whose
+      // lstat fails (vanished, unreadable) is never descended: it might be a link.
+      for (let start = 0; start < children.length; start += LSTAT_BATCH) {
+        await Promise.all(children.slice(start, start + LSTAT_BATCH).map(async (child) => {
+          const info = await this.ctx.fs.lstat(child.name, { cwd: dir.display }, signal).catch(() => undefined)
+          if (info?.type === 'symlink' || info === undefined) {
+            child.type = info === undefined ? 'other' : 'symlink'
+            delete child.size
+          }
+        }))
+      }
     }
     return children
   }

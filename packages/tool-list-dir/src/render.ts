@@ -1,19 +1,14 @@
+import type { CallMode } from './args.ts'
 import type { Entry, Listing } from './types.ts'
 
 /** The seed's rule: 50 box-drawing characters. */
 export const RULE = '─'.repeat(50)
 
-export interface RenderMode {
+export interface RenderMode extends CallMode {
   /** The tool's name, for the continuation hint. */
   toolName: string
   /** The `path` argument as given: the tree's first line. */
   pathArg: string
-  recursive: boolean
-  long: boolean
-  /** An extension argument was given: a truncated result says how to see the rest. */
-  extended: boolean
-  /** The filters in effect, for the message when they leave nothing (e.g. `pattern "*.ts"`). */
-  filters: string[]
 }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
@@ -103,7 +98,7 @@ function renderTree(value: Listing, mode: RenderMode): string {
       return
     }
     const depth = rel.split('/').length
-    const last = isLast(entries, index, depth)
+    const last = isLast(entries, index, depth) && entry.siblings_cut !== true
     lastAt[depth] = last
     let prefix = ''
     for (let level = 1; level < depth; level++) prefix += lastAt[level] ? '    ' : '│   '
@@ -116,7 +111,7 @@ function renderTree(value: Listing, mode: RenderMode): string {
   return lines.join('\n')
 }
 
-/** Last among its shown siblings: the next entry at this depth or shallower is not a sibling. */
+/** Last among its shown siblings: the next shown entry at this depth or shallower is not a sibling. */
 function isLast(entries: Entry[], index: number, depth: number): boolean {
   for (let next = index + 1; next < entries.length; next++) {
     const nextDepth = (entries[next]!.path ?? entries[next]!.name).split('/').length
@@ -143,6 +138,7 @@ function noticeLines(value: Listing, mode: RenderMode): string[] {
     if (mode.extended) lines.push(continuation(value, mode))
   }
   if (value.ignored !== undefined) lines.push(`[${items(value.ignored)} hidden by ignore patterns]`)
+  if (value.metadata_unavailable === true) lines.push('[modified times, permissions and link targets are not reported by this filesystem provider]')
   return lines
 }
 
@@ -151,7 +147,7 @@ function continuation(value: Listing, mode: RenderMode): string {
   const narrow = mode.recursive ? 'pattern or a smaller depth' : 'pattern, files_only or directories_only'
   return next === undefined || next === value.path
     ? `[To see the rest, narrow with ${narrow}.]`
-    : `[To see the rest, call ${mode.toolName} with path="${next}", or narrow with ${narrow}.]`
+    : `[To see the rest, call ${mode.toolName} with path="${next}" and the same other arguments, or narrow with ${narrow}.]`
 }
 
 function totalLine(value: Listing): string {

@@ -19,6 +19,7 @@ export const LISTING_SCHEMA = {
           permissions: { type: 'string' },
           target: { type: 'string' },
           error: { type: 'string' },
+          siblings_cut: { type: 'boolean' },
         },
       },
     },
@@ -47,5 +48,6 @@ export const LISTING_SCHEMA = {
     ignored: { type: 'integer' },
     filtered: { type: 'integer' },
     partial: { type: 'boolean' },
+    metadata_unavailable: { type: 'boolean' },
   },
 } as const

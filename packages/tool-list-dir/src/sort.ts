@@ -4,9 +4,11 @@ export type SortKey = 'name' | 'size' | 'modified' | 'type'
 
 const GROUP: Record<Child['type'], number> = { directory: 0, file: 1, symlink: 2, other: 2 }
 
-// Same order as a.localeCompare(b) (one default collator), without building one per comparison.
+// Same order as a.localeCompare(b) (one default collator), without building one per comparison;
+// names the collator finds equal (NFC vs NFD, zero-width characters) fall back to code points,
+// so the order never depends on readdir's.
 const collator = new Intl.Collator()
-const byName = (a: Child, b: Child): number => collator.compare(a.name, b.name)
+const byName = (a: Child, b: Child): number => collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
 /**
  * The order of one directory's children. `type` (the default) is seed 003's: directories, then

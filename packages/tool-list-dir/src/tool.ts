@@ -1,6 +1,6 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import { MAX_DEPTH, parseArgs, type ListArgs } from './args.ts'
+import { callMode, MAX_DEPTH, parseArgs, type ListArgs } from './args.ts'
 import type { Config } from './config.ts'
 import { listDirectory } from './list.ts'
 import { presentCall, presentResult } from './present.ts'
@@ -29,18 +29,8 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
     output: {
       schema: LISTING_SCHEMA,
       render: (args, value) => {
-        const request = parseArgs(args as ListArgs, config.maxEntries)
-        return [{
-          type: 'text',
-          text: renderListing(value as Listing, {
-            toolName: config.toolName,
-            pathArg: args.path,
-            recursive: request.recursive,
-            long: request.long,
-            extended: request.extended,
-            filters: request.filters,
-          }),
-        }]
+        const mode = callMode(args as ListArgs, config.maxEntries)
+        return [{ type: 'text', text: renderListing(value as Listing, { ...mode, toolName: config.toolName, pathArg: args.path }) }]
       },
     },
     isConcurrencySafe: () => true,

@@ -23,6 +23,8 @@ export interface Dir {
   local?: string
   /** The provider target (ctx.fs path). */
   target?: FsTarget
+  /** Reached by descending (not the listed path itself): its realpath is checked before reading. */
+  nested?: boolean
 }
 
 export type LinkMode = 'follow' | 'keep'
@@ -33,6 +35,8 @@ export type LinkMode = 'follow' | 'keep'
  */
 export interface DirSource {
   readonly kind: 'local' | 'provider'
+  /** Whether it reports modification times, permissions and link text (ctx.fs does not). */
+  readonly metadata: boolean
   children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]>
   /** The directory a child names, to descend into (never called for symlinks). */
   child(dir: Dir, name: string, from: Child): Dir
@@ -51,6 +55,8 @@ export interface Entry {
   permissions?: string
   target?: string
   error?: string
+  /** Recursive and cut: the last shown entry of its directory while later siblings did not fit. */
+  siblings_cut?: boolean
 }
 
 export interface Stats {
@@ -80,4 +86,6 @@ export interface Listing {
   partial?: boolean
   /** Entries the type / pattern filters left out (extension modes), when non-zero. */
   filtered?: number
+  /** `long` through a provider that reports no modification times, permissions or link text. */
+  metadata_unavailable?: boolean
 }

@@ -26,6 +26,8 @@ export interface Item {
   /** Relative path, '/'-separated. */
   rel: string
   dir: Dir
+  /** The last shown entry of its directory while later siblings did not fit. */
+  siblingsCut?: boolean
 }
 
 export interface Walk {
@@ -58,15 +60,20 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
     filtered: 0,
     partial: false,
   }
-  const list = (item: Item): void => {
+  /** Count a listed entry; true when it is shown (within the cap). */
+  const list = (item: Item): boolean => {
     result.total++
     const type = item.child.type
     if (type === 'file') result.counts.files++
     else if (type === 'directory') result.counts.directories++
     else if (type === 'symlink') result.counts.symlinks++
     else result.counts.others++
-    if (result.shown.length < options.cap) result.shown.push(item)
-    else result.firstHidden ??= item
+    if (result.shown.length < options.cap) {
+      result.shown.push(item)
+      return true
+    }
+    result.firstHidden ??= item
+    return false
   }
 
   const visit = async (dir: Dir, prefix: string, level: number): Promise<void> => {
@@ -78,16 +85,23 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
       })
     if (sortNeeds) await source.details(dir, children, options.links, options.sort === 'modified', options.signal)
     children.sort(compare)
+    // The last shown entry of this directory, so a cut sibling list is drawn open (├──, │).
+    let lastShown: Item | undefined
+    const listHere = (item: Item): void => {
+      if (list(item)) lastShown = item
+      else if (lastShown !== undefined) lastShown.siblingsCut = true
+    }
     for (const child of children) {
-      if (result.total >= WALK_BUDGET) {
-        result.partial = true
-        return
-      }
       const item: Item = { child, rel: prefix === '' ? child.name : `${prefix}/${child.name}`, dir }
       const listed = passes(child, item.rel, options)
-      if (listed) list(item)
+      if (listed) listHere(item)
       else result.filtered++
       if (child.type !== 'directory' || level >= options.depth) continue
+      // Every child of a directory already read is counted; the budget only stops descending.
+      if (result.total >= WALK_BUDGET) {
+        result.partial = true
+        continue
+      }
       try {
         await visit(source.child(dir, child.name, child), item.rel, level + 1)
       } catch (error) {
@@ -97,7 +111,7 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
         child.error = describeError(error)
         if (!listed) {
           result.filtered--
-          list(item)
+          listHere(item)
         }
       }
     }
@@ -130,5 +144,6 @@ function describeError(error: unknown): string {
   if (code === 'EACCES' || code === 'EPERM' || code === 'FS_PERMISSION_DENIED') return 'permission denied'
   if (code === 'ENOENT' || code === 'FS_NOT_FOUND') return 'vanished during listing'
   if (code === 'ENOTDIR' || code === 'FS_NOT_DIRECTORY') return 'no longer a directory'
+  if (code === 'CHANGED') return 'changed during listing'
   return (error as Error).message || 'unreadable'
 }

@@ -6,6 +6,7 @@ import { parseArgs, type ListArgs } from '../src/args.ts'
 import { chooseSource, listDirectory } from '../src/list.ts'
 import { LocalSource } from '../src/local-source.ts'
 import { ProviderSource } from '../src/provider-source.ts'
+import { renderListing } from '../src/render.ts'
 import type { Entry, Listing } from '../src/types.ts'
 import { mkfifo } from './fifo.ts'
 import { listDirHost, makeTree } from './harness.ts'
@@ -54,26 +55,49 @@ const cases: ListArgs[] = [
   { path: 'empty' },
 ]
 
-/** What the ctx.fs contract can express: the local path adds only modified, permissions and link text. */
+/** What the ctx.fs contract cannot express: modification times, permissions, link text. */
 function providerFields(value: Listing): Listing {
-  return { ...value, entries: value.entries.map(({ modified: _m, permissions: _p, target: _t, ...rest }): Entry => rest) }
+  const { metadata_unavailable: _flag, ...rest } = value
+  return { ...rest, entries: value.entries.map(({ modified: _m, permissions: _p, target: _t, ...entry }): Entry => entry) }
 }
 
-describe('the local fast path gives the same value as the ctx.fs path', () => {
+const render = (value: Listing, args: ListArgs): string => {
+  const request = parseArgs(args, 100)
+  return renderListing(value, { toolName: 'list_directory', pathArg: args.path, recursive: request.recursive, long: request.long, extended: request.extended, filters: request.filters })
+}
+
+describe('the local fast path gives the same value and text as the ctx.fs path', () => {
   for (const args of cases) {
     it(JSON.stringify(args), async () => {
       const local = await run(args, 'local')
       const provider = await run(args, 'provider')
-      expect(providerFields(local)).toEqual(provider)
       expect(local.entries.length).toBeGreaterThan(args.path === 'empty' ? -1 : 0)
+      const hasLinks = local.entries.some((entry) => entry.type === 'symlink')
+      if (!hasLinks) {
+        // Everything the provider can express is here: byte-identical value and text.
+        expect(local).toEqual(provider)
+        expect(render(local, args)).toBe(render(provider, args))
+      } else {
+        // Symlinks kept as entries (recursive): only the link text is beyond ctx.fs.
+        expect(providerFields(local)).toEqual(providerFields(provider))
+        expect(provider.entries.filter((entry) => entry.type === 'symlink').every((entry) => entry.target === undefined)).toBe(true)
+      }
     })
   }
 
-  it('long mode: identical on every field the provider reports; the local path adds the metadata', async () => {
+  it('long: identical on every field the provider reports; the provider path says what it cannot report', async () => {
     const local = await run({ path: '.', long: true }, 'local')
     const provider = await run({ path: '.', long: true }, 'provider')
-    expect(providerFields(local)).toEqual(provider)
+    expect(providerFields(local)).toEqual(providerFields(provider))
     expect(local.entries.every((entry) => entry.modified !== undefined && entry.permissions !== undefined)).toBe(true)
+    expect(local.metadata_unavailable).toBeUndefined()
+    expect(provider.metadata_unavailable).toBe(true)
+    expect(render(provider, { path: '.', long: true })).toContain('[modified times, permissions and link targets are not reported by this filesystem provider]')
+  })
+
+  it('sort "modified" through the provider is a clear error, not a silent name order', async () => {
+    await expect(run({ path: '.', sort: 'modified' }, 'provider'))
+      .rejects.toThrow('sort "modified" needs modification times, which this filesystem provider does not report — use sort "name" or "size"')
   })
 
   it('the fast path is chosen only for the local provider when it does not confine', async () => {

@@ -68,15 +68,17 @@ describe('recursive tree', () => {
       'src/',
       '├── agent/',
       '│   └── agent.ts',
-      '└── cli/',
-      '    └── index.ts',
+      '├── cli/',
+      '│   ├── index.ts',
       '',
       '[8 items truncated, showing first 4 of 12 total]',
-      `[To see the rest, call list_directory with path="${host.cwd}/src/cli", or narrow with pattern or a smaller depth.]`,
+      `[To see the rest, call list_directory with path="${host.cwd}/src/cli" and the same other arguments, or narrow with pattern or a smaller depth.]`,
       '',
       'Total: 12 items (5 directories, 7 files)',
     ].join('\n'))
     expect(value.truncated).toEqual({ shown: 4, total: 12, remaining: 8, next_path: `${host.cwd}/src/cli` })
+    // The cut entries are drawn open: later siblings exist but did not fit.
+    expect(value.entries.filter((entry) => entry.siblings_cut === true).map((entry) => entry.path)).toEqual(['cli', 'cli/index.ts'])
     // Following the hint literally works.
     expect((await list({ path: value.truncated!.next_path! })).value.entries.map((entry) => entry.name))
       .toEqual(['index.ts', 'session-picker.ts', 'ui.ts'])

@@ -1,10 +1,12 @@
-import { rm } from 'node:fs/promises'
+import { rename, rm, symlink } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
+import { bootHost, execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
 import { parseArgs } from '../src/args.ts'
 import { chooseSource, listDirectory } from '../src/list.ts'
 import { LocalSource } from '../src/local-source.ts'
-import type { Child, Dir, LinkMode } from '../src/types.ts'
+import type { Child, Dir, DirSource, LinkMode } from '../src/types.ts'
+import { WALK_BUDGET } from '../src/walk.ts'
 import { ListDir, listDirHost, makeTree } from './harness.ts'
 
 let host: Host
@@ -23,6 +25,8 @@ class FaultySource extends LocalSource {
   }
 }
 
+const call = () => ({ signal: new AbortController().signal, token: Symbol('call') as never })
+
 const eacces = (): Error => Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' })
 
 describe('faults during a listing', () => {
@@ -37,6 +41,59 @@ describe('faults during a listing', () => {
     const source = new FaultySource(async (dir) => { if (dir.display.endsWith('/gone')) await rm(dir.local!, { recursive: true }) })
     const value = await listDirectory(host.ctx, { signal: new AbortController().signal, token: Symbol('t') as never }, parseArgs({ path: 'a', recursive: true }, 100), undefined, () => source)
     expect(value.entries.find((entry) => entry.path === 'gone')?.error).toBe('vanished during listing')
+  })
+
+  it('a subdirectory swapped for a symlink out after its parent was read is not followed', async () => {
+    const outside = await makeTmpDir('outside-')
+    try {
+      await makeTree(outside, { 'secret.txt': '' })
+      const source = new FaultySource(async (dir) => {
+        if (!dir.display.endsWith('/a')) return
+        // The parent has been resolved; before the walk reads it and descends, swap a child.
+        await rename(join(dir.local!, 'open'), join(dir.local!, 'open-old'))
+        await symlink(outside, join(dir.local!, 'open'))
+      })
+      const value = await listDirectory(host.ctx, call(), parseArgs({ path: '.', recursive: true }, 100), undefined, () => source)
+      // Read as a symlink entry, or refused on descent: never walked into.
+      expect(value.entries.some((entry) => entry.path?.includes('secret.txt'))).toBe(false)
+    } finally {
+      await removeTmpDir(outside)
+    }
+  })
+
+  it('a subdirectory replaced by a symlink between readdir and descent is reported, not walked', async () => {
+    const outside = await makeTmpDir('outside-')
+    try {
+      await makeTree(outside, { 'secret.txt': '' })
+      let swapped = false
+      const source = new FaultySource(async (dir) => {
+        if (!swapped && dir.display.endsWith('/a/locked')) {
+          swapped = true
+          await rename(dir.local!, `${dir.local!}-old`)
+          await symlink(outside, dir.local!)
+        }
+      })
+      const value = await listDirectory(host.ctx, call(), parseArgs({ path: 'a', recursive: true }, 100), undefined, () => source)
+      expect(value.entries.find((entry) => entry.path === 'locked')?.error).toBe('changed during listing')
+      expect(value.entries.some((entry) => entry.path?.includes('secret.txt'))).toBe(false)
+    } finally {
+      await removeTmpDir(outside)
+    }
+  })
+
+  it('the walk budget never cuts a directory already read: plain counts stay exact past it', async () => {
+    const many = Array.from({ length: WALK_BUDGET + 10 }, (_, i): Child => ({ name: `f${i}`, type: 'file', size: 1 }))
+    const fake: DirSource = {
+      kind: 'provider',
+      metadata: false,
+      children: async () => many.map((child) => ({ ...child })),
+      child: (dir, name) => ({ display: join(dir.display, name) }),
+      details: async () => {},
+    }
+    const value = await listDirectory(host.ctx, call(), parseArgs({ path: 'a' }, 100), undefined, () => fake)
+    expect(value.stats.total).toBe(WALK_BUDGET + 10)
+    expect(value.partial).toBeUndefined()
+    expect(value.truncated).toEqual({ shown: 100, total: WALK_BUDGET + 10, remaining: WALK_BUDGET - 90 })
   })
 
   it('an unreadable listed path is a clear error', async () => {
@@ -76,6 +133,13 @@ describe('under the real sandboxing filesystem (the dsh base bundle)', () => {
       const expected = textOf(await execTool(host.ctx, 'list_directory', { path: 'a', recursive: true }))
       expect(expected).toContain('locked/')
       expect(textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', recursive: true }))).toBe(expected)
+      // What ctx.fs cannot report is said, never silently dropped.
+      await symlink('open', join(host.cwd, 'a/alias'))
+      expect(textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', recursive: true }))).toContain('└── alias (symlink)')
+      expect(textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', long: true })))
+        .toContain('[modified times, permissions and link targets are not reported by this filesystem provider]')
+      expect(textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', sort: 'modified' })))
+        .toBe('Error: sort "modified" needs modification times, which this filesystem provider does not report — use sort "name" or "size"')
     } finally {
       await sandboxed.dispose()
     }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { renderPrompt } from '@deepseek-ai/dsh-system-prompt'
+import { defineTool } from '@deepseek-ai/dsh-tools'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import { ListDir, listDirHost, makeTree } from './harness.ts'
 import { DEFAULT_GUIDANCE } from '../src/config.ts'
@@ -106,5 +107,14 @@ describe('lifecycle', () => {
     expect(await sectionNames(host)).not.toContain('tool:list_directory')
     const result = await execTool(host.ctx, 'list_directory', { path: '/' })
     expect(result.isError && result.error.info?.code).toBe('UNKNOWN_TOOL')
+    // The outside-workspace gate went with it: a stand-in tool of the same name is not gated.
+    host.ctx.tools.register(defineTool({
+      name: 'list_directory',
+      description: 'stand-in',
+      parameters: { path: { type: 'string', required: true } },
+      output: { schema: { type: 'string' }, render: (_args, value) => [{ type: 'text', text: value }] },
+      async execute(args) { return `listed ${args.path}` },
+    }))
+    expect(textOf(await execTool(host.ctx, 'list_directory', { path: '/' }))).toBe('listed /')
   })
 })

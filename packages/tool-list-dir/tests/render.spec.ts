@@ -148,7 +148,7 @@ describe('extension layouts', () => {
       '    └── a.ts',
       '',
       '[3 items truncated, showing first 2 of 5 total]',
-      '[To see the rest, call list_directory with path="/w/src/cli", or narrow with pattern or a smaller depth.]',
+      '[To see the rest, call list_directory with path="/w/src/cli" and the same other arguments, or narrow with pattern or a smaller depth.]',
       '',
       'Total: 5 items (1 directory, 4 files)',
     ].join('\n'))

@@ -58,6 +58,12 @@ describe('list_directory on the real host: seed 003 contract', () => {
     expect(textOf(await list({ path: '.', ignore: ['?neg', 'pack*.json', 'sr?'] }))).toContain('[3 items hidden by ignore patterns]')
   })
 
+  it('ignore patterns with dashes and other regex characters are literal', async () => {
+    await makeTree(host.cwd, { 'pnpm-lock.yaml': '', 'yarn-lock.json': '', 'node-modules': null, 'a+b(c)': '', 'keep.txt': '' })
+    const result = await list({ path: '.', ignore: ['pnpm-lock.yaml', '*-lock.*', 'node-modules', 'a+b(c)'] })
+    expect(result.isError ? undefined : result.value).toMatchObject({ entries: [{ name: 'keep.txt' }], ignored: 4 })
+  })
+
   it('sorts before truncating: directories first even past the cap (seed large example)', async () => {
     const tree: Record<string, string | null> = { 'src': null, 'tests': null }
     for (let i = 0; i < 148; i++) tree[`file${String(i).padStart(3, '0')}.ts`] = 'x'.repeat(100 + i)
@@ -73,6 +79,23 @@ describe('list_directory on the real host: seed 003 contract', () => {
       stats: { total: 150, files: 148, directories: 2, others: 0 },
       truncated: { shown: 100, total: 150, remaining: 50 },
     })
+  })
+
+  it('default values sent explicitly keep the seed-003 text byte for byte', async () => {
+    const tree: Record<string, string> = {}
+    for (let i = 0; i < 101; i++) tree[`f${String(i).padStart(3, '0')}`] = ''
+    await makeTree(host.cwd, tree)
+    const plain = textOf(await list({ path: '.' }))
+    const explicit = textOf(await list({ path: '.', recursive: false, sort: 'type', reverse: false, long: false, files_only: false, directories_only: false, limit: 100, ignore: [] }))
+    expect(explicit).toBe(plain)
+    expect(plain.endsWith('[1 item truncated, showing first 100 of 101 total]\n\nTotal: 101 items (0 directories, 101 files)')).toBe(true)
+  })
+
+  it('names the collator finds equal (NFC and NFD) still sort deterministically', async () => {
+    await makeTree(host.cwd, { ['e\u0301.txt']: '', ['\u00e9.txt']: '' })
+    const names = (await list({ path: '.' })) as unknown as { value: { entries: { name: string }[] } }
+    // Equal to the collator; then by code point (U+0065 before U+00E9), whatever readdir's order.
+    expect(names.value.entries.map((entry) => entry.name)).toEqual(['e\u0301.txt', '\u00e9.txt'])
   })
 
   it('package.json sorts before README.md (localeCompare within a group)', async () => {
@@ -163,7 +186,7 @@ describe('errors name the argument and say what would work', () => {
 
   it('a FIFO instead of a directory', async () => {
     await mkfifo(`${host.cwd}/pipe`)
-    expect(textOf(await list({ path: 'pipe' }))).toBe(`Error: path "pipe" is not a directory (${host.cwd}/pipe)`)
+    expect(textOf(await list({ path: 'pipe' }))).toBe(`Error: path "pipe" is not a directory (${host.cwd}/pipe) — list its parent directory to see what it is`)
   })
 
   it('a huge path string is a clear error that does not echo it whole', async () => {
@@ -180,7 +203,7 @@ describe('errors name the argument and say what would work', () => {
 
   it('huge globs are refused, naming the argument', async () => {
     expect(textOf(await list({ path: '.', pattern: 'x'.repeat(70_000) }))).toBe('Error: pattern is 70000 characters; a glob has at most 1024 — try e.g. "*.ts"')
-    expect(textOf(await list({ path: '.', ignore: ['ok', 'y'.repeat(5000)] }))).toBe('Error: ignore[1] is 5000 characters; a basename glob has at most 1024')
+    expect(textOf(await list({ path: '.', ignore: ['ok', 'y'.repeat(5000)] }))).toBe('Error: ignore[1] is 5000 characters; a basename glob has at most 1024 — shorten it, e.g. "*.log"')
   })
 })
 
