@@ -4,6 +4,7 @@
  */
 import { randomInt } from 'node:crypto'
 import { rmSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShell } from './background.ts'
 import { scanGroups, signalGroup } from './process-group.ts'
@@ -73,7 +74,7 @@ export class ShellRegistry implements BackgroundShellRegistry {
     const entry = this.entries.get(id)
     if (entry === undefined || entry.record.status === 'running') return false
     this.entries.delete(id)
-    rmSync(entry.record.output_file, { force: true })
+    this.removeLog(entry.record.output_file)
     return true
   }
 
@@ -83,10 +84,19 @@ export class ShellRegistry implements BackgroundShellRegistry {
     for (const [id, { record }] of this.entries) {
       if (record.status === 'running' || record.ended_at === null || Date.parse(record.ended_at) > cutoff) continue
       this.entries.delete(id)
-      rmSync(record.output_file, { force: true })
+      this.removeLog(record.output_file)
       pruned++
     }
     return pruned
+  }
+
+  /**
+   * Delete a log, but only one of ours: register() takes records from other plugins, whose
+   * output_file may be any path — dropping their record must never delete that file.
+   */
+  private removeLog(path: string): void {
+    if (dirname(resolve(path)) !== this.logDir) return
+    rmSync(path, { force: true })
   }
 
   terminate(id: string, request: KillRequest): Promise<KillOutcome> {

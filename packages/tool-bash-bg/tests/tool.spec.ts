@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm, stat, readFile } from 'node:fs/promises'
+import { mkdir, readdir, rm, stat, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
@@ -332,6 +332,22 @@ describe('background', () => {
     expect(host.shells.get(done.shell_id)).toBeUndefined()
     await expect(stat(done.output_file)).rejects.toThrow()
     expect(await readdir(host.shells.logDir)).toEqual([`${running.shell_id}.log`])
+  })
+
+  it('prune and remove delete only logs inside logDir, never the file of a record registered from outside', async () => {
+    host = await bootBashBg()
+    const foreign = join(host.cwd, 'precious.log')
+    await writeFile(foreign, 'keep me')
+    const record = (id: string) => ({
+      id, pid: 1, command: 'x', cwd: host?.cwd ?? '', owner: '', started_at: new Date(0).toISOString(), status: 'completed' as const,
+      exit_code: 0, signal: null, leader_exited_at: null, ended_at: new Date(0).toISOString(), output_file: foreign, bytes: 7, capped: false,
+    })
+    host.shells.register(record('bg-extrn1'))
+    expect(host.shells.remove('bg-extrn1')).toBe(true)
+    host.shells.register(record('bg-extrn2'))
+    expect(host.shells.prune(0)).toBe(1)
+    expect(host.shells.list()).toEqual([])
+    expect(await readFile(foreign, 'utf8')).toBe('keep me')
   })
 
   it('runs with the scrubbed host env, the non-interactive defaults and ctx.shellEnv\'s DSH_* facts, in both modes', async () => {
