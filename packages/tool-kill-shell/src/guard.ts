@@ -2,14 +2,6 @@ import { readFileSync } from 'node:fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
 
-/** Linux exports process start times in USER_HZ ticks, fixed at 100 by the kernel ABI. */
-const USER_HZ = 100
-/**
- * How much later than the record's started_at the leader may appear to have started: the
- * record is stamped just after spawn() returns, and the /proc estimate is good to ~20 ms.
- */
-const START_SLACK_MS = 250
-
 interface ProcStat {
   ppid: number
   pgrp: number
@@ -30,19 +22,6 @@ export function procStat(pid: number): ProcStat | undefined {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
   const field = (n: number) => Number(fields[n - 3])
   return { ppid: field(4), pgrp: field(5), session: field(6), startTicks: field(22) }
-}
-
-/** The epoch ms a live process started, from /proc; undefined when unknown. */
-export function processStartedAt(pid: number): number | undefined {
-  const stat = procStat(pid)
-  if (stat === undefined) return undefined
-  let uptime: number
-  try {
-    uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0])
-  } catch {
-    return undefined
-  }
-  return Date.now() - (uptime - stat.startTicks / USER_HZ) * 1000
 }
 
 let cached: { ppid: number, pids: Set<number> } | undefined
@@ -74,10 +53,12 @@ export function protectedPids(): Set<number> {
 
 /**
  * Refuse to act on a record whose pid could hit the wrong processes: the host or its ancestors
- * (a corrupt or forged record), or a pid the kernel has handed to a newer process. The kernel
- * keeps a pid allocated while any process still uses it as a group id, so once the leader has
- * been reaped a live process with that pid proves the shell's group emptied and the pid was
- * reused; a live leader that started after the shell did proves the same.
+ * (a corrupt or forged record), or a pid the kernel has handed to a newer process. While
+ * `leader_exited_at` is null the leader is an unreaped child of the host, so its pid (the group
+ * id) cannot have been reused. The kernel keeps a pid allocated while any process still uses it
+ * as a group id, so once the leader has been reaped a live process with that pid proves the
+ * shell's group emptied and the pid was reused. (No wall-clock comparison: the record carries no
+ * /proc start ticks, and a clock step would make a live shell look reused.)
  */
 export function assertSignallable(record: ShellRecord): void {
   if (!Number.isSafeInteger(record.pid) || record.pid <= 1 || protectedPids().has(record.pid)) {
@@ -86,11 +67,7 @@ export function assertSignallable(record: ShellRecord): void {
       'SHELL_PROTECTED_PID',
     )
   }
-  const startedAt = processStartedAt(record.pid)
-  if (startedAt === undefined) return
-  const recorded = Date.parse(record.started_at)
-  const newer = Number.isFinite(recorded) && startedAt > recorded + START_SLACK_MS
-  if (record.leader_exited_at !== null || newer) {
+  if (record.leader_exited_at !== null && procStat(record.pid) !== undefined) {
     throw new HarnessError(
       `refusing to signal shell ${record.id}: pid ${record.pid} now belongs to another process (the shell's leader was reaped and its pid reused); nothing was sent — the shell has exited`,
       'SHELL_PID_REUSED',

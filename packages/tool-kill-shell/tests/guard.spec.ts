@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { execTool, textOf } from '@gencode-ai/testkit'
 import type { ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
-import { alive, bootKs, groupPids, marker, startBg, statOf, until, type KsHost } from './harness.ts'
+import { alive, bootKs, groupPids, marker, pidsWithArgv0, startBg, statOf, until, type KsHost } from './harness.ts'
 
 let host: KsHost | undefined
 const innocents: ChildProcess[] = []
@@ -84,15 +84,23 @@ describe('only registry shells, never the wrong process', () => {
     expect(startTicks(bg.pid)).toBe(holder)
   })
 
-  it('a running record whose pid belongs to a process started later is refused (start-time guard)', async () => {
+  it('a wall-clock step forward does not make a live shell look reused (no clock comparison)', async () => {
     host = await bootKs()
-    const other = innocent()
-    const record = forged(other.pid as number, new Date(Date.now() - 60_000).toISOString())
-    host.shells.register(record)
-    const result = await execTool(host.ctx, 'kill_shell', { shell_id: record.id, signal: 'SIGKILL' })
-    expect(result.isError).toBe(true)
-    expect(result.isError && result.error.info?.code).toBe('SHELL_PID_REUSED')
-    expect(alive(other.pid as number)).toBe(true)
+    const mark = marker('clockstep')
+    const bg = await startBg(host, `exec -a ${mark} sleep 60`)
+    await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
+    // NTP (or a user) steps the clock 2 s forward after the shell started.
+    const realNow = Date.now.bind(Date)
+    const step = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + 2000)
+    try {
+      const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id })
+      expect(textOf(result)).toMatch(new RegExp(`^Stopped ${bg.shell_id}: sent SIGTERM;`))
+      expect(result.value).toMatchObject({ success: true, outcome: 'terminated', survivors: [] })
+    } finally {
+      step.mockRestore()
+    }
+    expect(pidsWithArgv0(mark)).toEqual([])
+    expect(groupPids(bg.pid)).toEqual([])
   })
 
   it('a record whose leader was reaped while its pid is live again is refused (reaped-leader guard)', async () => {
