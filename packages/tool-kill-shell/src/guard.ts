@@ -53,12 +53,7 @@ export function protectedPids(): Set<number> {
 
 /**
  * Refuse to act on a record whose pid could hit the wrong processes: the host or its ancestors
- * (a corrupt or forged record), or a pid the kernel has handed to a newer process. While
- * `leader_exited_at` is null the leader is an unreaped child of the host, so its pid (the group
- * id) cannot have been reused. The kernel keeps a pid allocated while any process still uses it
- * as a group id, so once the leader has been reaped a live process with that pid proves the
- * shell's group emptied and the pid was reused. (No wall-clock comparison: the record carries no
- * /proc start ticks, and a clock step would make a live shell look reused.)
+ * (a corrupt or forged record).
  */
 export function assertSignallable(record: ShellRecord): void {
   if (!Number.isSafeInteger(record.pid) || record.pid <= 1 || protectedPids().has(record.pid)) {
@@ -67,10 +62,16 @@ export function assertSignallable(record: ShellRecord): void {
       'SHELL_PROTECTED_PID',
     )
   }
-  if (record.leader_exited_at !== null && procStat(record.pid) !== undefined) {
-    throw new HarnessError(
-      `refusing to signal shell ${record.id}: pid ${record.pid} now belongs to another process (the shell's leader was reaped and its pid reused); nothing was sent — the shell has exited`,
-      'SHELL_PID_REUSED',
-    )
-  }
+}
+
+/**
+ * Whether the shell's pid now belongs to a newer process, which means its group is empty: the
+ * kernel keeps a pid allocated while any process still uses it as a group id, so once the
+ * leader has been reaped a live process with that pid proves the group emptied and the pid was
+ * reused. While `leader_exited_at` is null the leader is an unreaped child of the host and its
+ * pid cannot have been reused. (No wall-clock comparison: the record carries no /proc start
+ * ticks, and a clock step would make a live shell look reused.)
+ */
+export function leaderPidReused(record: ShellRecord): boolean {
+  return record.leader_exited_at !== null && procStat(record.pid) !== undefined
 }

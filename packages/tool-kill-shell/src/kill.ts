@@ -3,7 +3,7 @@ import { JobId, type JobRegistry } from '@deepseek-ai/dsh-jobs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { TOOL_ABORTED } from '@deepseek-ai/dsh-tools'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
-import { assertSignallable } from './guard.ts'
+import { assertSignallable, leaderPidReused } from './guard.ts'
 import type { KillShellValue } from './value.ts'
 
 export interface KillDeps {
@@ -40,7 +40,8 @@ function alreadyExited(record: ShellRecord, request: KillRequest, elapsed: numbe
     survivors: [],
     timeout_ms: request.timeoutMs,
     command: record.command,
-    note: `Shell already ${record.status}`,
+    // A record the registry does not watch (registered without a process) never settles.
+    note: `Shell already ${record.status === 'running' ? 'exited' : record.status}`,
   }
 }
 
@@ -62,6 +63,11 @@ export async function killShell(
   const elapsed = () => Math.round(performance.now() - started)
   if (record.status !== 'running') return alreadyExited(record, request, 0)
   assertSignallable(record)
+  // The group emptied and its pid went to a newer process before the registry noticed: the shell
+  // has exited, which is a value. Nothing is signalled.
+  if (leaderPidReused(record)) {
+    return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
+  }
 
   if (record.job_id !== undefined && deps.jobs !== undefined) {
     record.kill_request = request
