@@ -4,6 +4,8 @@ import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { TOOL_ABORTED } from '@deepseek-ai/dsh-tools'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
 import { assertSignallable, leaderPidReused } from './guard.ts'
+import { procStat } from './proc.ts'
+import { survivorsOf } from './verify.ts'
 import type { KillShellValue } from './value.ts'
 
 export interface KillDeps {
@@ -68,6 +70,8 @@ export async function killShell(
   if (leaderPidReused(record)) {
     return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
   }
+  // Read before any signal: the unreaped leader is the host's child, so this is the shell's own.
+  const leaderStart = record.leader_exited_at === null ? procStat(record.pid)?.startTicks : undefined
 
   if (record.job_id !== undefined && deps.jobs !== undefined) {
     record.kill_request = request
@@ -80,8 +84,9 @@ export async function killShell(
   if (outcome.signal_sent === 'none') {
     return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
   }
-  // Verify the world rather than trust the report: the group as /proc sees it now.
-  const survivors = outcome.survivors.length === 0 ? deps.registry.members(record.id) : outcome.survivors
+  // Verify the world rather than trust the report: the group as /proc shows it now, scanned here
+  // (the registry's own view says empty once it settled, so asking it again would prove nothing).
+  const survivors = survivorsOf(record.pid, leaderStart) ?? outcome.survivors
   const final = survivors.length === 0 ? await untilAborted(deps.registry.settled(record.id), signal) : record
   return {
     success: survivors.length === 0,

@@ -94,6 +94,27 @@ describe('kill_shell on real process groups', () => {
     expect(groupPids(bg.pid)).toEqual([])
   })
 
+  it('measures survivors on /proc itself: a registry that lost track of a live process cannot report success', async () => {
+    host = await bootKs()
+    const mark = marker('lost')
+    const bg = await startBg(host, `exec -a ${mark} sleep 60`)
+    await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
+    // The one injected fault: the registry reports the group gone and signals nothing.
+    const shells = host.shells as unknown as Record<string, unknown>
+    const record = host.shells.get(bg.shell_id)
+    shells.terminate = async () => ({ signal_sent: 'SIGTERM', force_killed: true, exit_code: null, elapsed_ms: 1, survivors: [] })
+    shells.settled = async () => record
+    shells.members = () => []
+    try {
+      const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id })
+      expect(result.value).toMatchObject({ success: false, outcome: 'survivors', survivors: pidsWithArgv0(mark) })
+      expect(normalized(textOf(result))).toBe(`Not stopped ${bg.shell_id}: sent SIGTERM, still running after 5000 ms, then SIGKILL; 1 process still alive after N ms: ${bg.pid}. They may be stuck in the kernel or have left the group.`)
+    } finally {
+      for (const key of ['terminate', 'settled', 'members']) delete shells[key]
+    }
+    expect(alive(bg.pid)).toBe(true)
+  })
+
   it('answers already-exited for a shell that finished, and sends nothing', async () => {
     host = await bootKs()
     const bg = await startBg(host, 'exit 3')
