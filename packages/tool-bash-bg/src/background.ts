@@ -174,13 +174,9 @@ export class BackgroundShell {
   readOutput(limit: number): string {
     const end = this.writer.bytes
     if (end <= this.cursor) return ''
-    let from = this.cursor
-    let note = ''
-    if (end - from > limit) {
-      note = `[${end - limit - from} earlier bytes skipped; the whole log is ${this.record.output_file}]\n`
-      from = end - limit
-      this.decoder.end()
-    }
+    const skipped = Math.max(0, end - this.cursor - limit)
+    const from = this.cursor + skipped
+    if (skipped > 0) this.decoder.end()
     const buffer = Buffer.alloc(end - from)
     try {
       const fd = openSync(this.record.output_file, 'r')
@@ -193,8 +189,13 @@ export class BackgroundShell {
       return ''
     }
     this.cursor = end
-    return note + this.decoder.write(buffer)
+    if (skipped === 0) return this.decoder.write(buffer)
+    // A skip can land inside a UTF-8 sequence: drop its continuation bytes rather than decode them as U+FFFD.
+    let start = 0
+    while (start < 3 && start < buffer.length && ((buffer[start] ?? 0) & 0xC0) === 0x80) start++
+    return `[${skipped + start} earlier bytes skipped; the whole log is ${this.record.output_file}]\n${this.decoder.write(buffer.subarray(start))}`
   }
+
 
   /** Host job hooks for this shell. */
   hooks(readLimit: number): JobHooks {

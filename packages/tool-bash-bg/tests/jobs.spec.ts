@@ -109,6 +109,17 @@ describe('host jobs', () => {
     expect(textOf(second)).toBe('(no new output)\n[status: completed, exit code: 0]')
   })
 
+  it('a job_output read that starts inside a UTF-8 character skips its remaining bytes', async () => {
+    host = await bootBashBg({ maxOutputBytes: 10 }, { before: async (h) => { await h.ctx.plugin(ToolJobsPlugin, { completionDelivery: 'quiet' }) } })
+    const agent = host.agent()
+    // é is 2 bytes, € 3: the newest 10 of the 27 bytes start inside the last é.
+    const started = await execTool(host.ctx, 'bash_bg', { command: "printf 'ééééééééé'; printf '€€€'", run_in_background: true }, { agent })
+    const value = started.value as unknown as Bg
+    await host.shells.settled(value.shell_id)
+    const text = textOf(await execTool(host.ctx, 'job_output', { job_id: value.job_id }, { agent }))
+    expect(text).toBe(`[18 earlier bytes skipped; the whole log is ${value.output_file}]\n€€€\n[status: completed, exit code: 0]`)
+  })
+
   it('says in the job detail when the log was capped', async () => {
     host = await bootBashBg({ maxLogBytes: 500 }, { before: async (h) => { await h.ctx.plugin(ToolJobsPlugin, { completionDelivery: 'quiet' }) } })
     const agent = host.agent()
