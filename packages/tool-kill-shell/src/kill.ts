@@ -75,7 +75,14 @@ export async function killShell(
 
   if (record.job_id !== undefined && deps.jobs !== undefined) {
     record.kill_request = request
-    const answer = deps.jobs.kill(JobId(record.job_id), agent, `kill_shell ${request.signal}`)
+    let answer: 'requested' | 'already-finished'
+    try {
+      answer = deps.jobs.kill(JobId(record.job_id), agent, `kill_shell ${request.signal}`)
+    } finally {
+      // The job's cancel consumes the request. One it never reached (jobs.kill threw, or the job
+      // had already finished) must not linger: a later bare job_kill would carry it out instead.
+      if (record.kill_request === request) delete record.kill_request
+    }
     if (answer === 'already-finished') {
       return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
     }

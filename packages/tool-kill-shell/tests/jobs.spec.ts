@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { JobId } from '@deepseek-ai/dsh-jobs'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { JobId, type JobRegistry } from '@deepseek-ai/dsh-jobs'
 import { execTool, textOf } from '@gencode-ai/testkit'
 import { alive, bootKs, groupPids, marker, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
 
@@ -67,6 +67,20 @@ describe('host jobs (real dsh-tool-jobs)', () => {
     expect(textOf(result)).toBe(`Shell already killed: ${bg.shell_id}. No signal sent.`)
     await quiet()
     expect(host.adapter.requests).toHaveLength(0)
+  })
+
+  it('a kill request the host never passed on is not left on the record (jobs.kill throws)', async () => {
+    host = await bootKs({ jobs: true })
+    const agent = host.agent()
+    const bg = await startBg(host, 'sleep 60', agent)
+    // The one injected fault: the host's job registry refuses the kill.
+    const jobs = host.ctx.get('jobs') as JobRegistry
+    vi.spyOn(jobs, 'kill').mockImplementationOnce(() => { throw new Error('job registry refused the kill') })
+    const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, force: false, timeout: 200 }, { agent })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toContain('job registry refused the kill')
+    expect(host.shells.get(bg.shell_id)?.kill_request).toBeUndefined()
+    expect(alive(bg.pid)).toBe(true)
   })
 
   it("refuses another session's shell, by shell id and by job id, as job_kill does", async () => {
