@@ -20,9 +20,11 @@ export function renderKill(value: KillShellValue): string {
     const code = value.exit_code === null ? '' : ` (exit code ${value.exit_code})`
     return `${value.note ?? 'Shell already exited'}: ${id}${code}. No signal sent.`
   }
-  const sent = value.force_killed
-    ? `sent ${value.signal_sent}, still running after ${value.timeout_ms} ms, then SIGKILL`
-    : `sent ${value.signal_sent}`
+  const sent = !value.force_killed
+    ? `sent ${value.signal_sent}`
+    : value.timeout_ms === null
+      ? `sent ${value.signal_sent}, then SIGKILL (a kill already under way set the wait)`
+      : `sent ${value.signal_sent}, still running after ${value.timeout_ms} ms, then SIGKILL`
   if (value.outcome === 'survivors') {
     const why = value.force_killed || value.signal_sent === 'SIGKILL'
       ? ''

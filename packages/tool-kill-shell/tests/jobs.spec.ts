@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { JobId, type JobRegistry } from '@deepseek-ai/dsh-jobs'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { alive, bootKs, groupPids, marker, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
+import { alive, bootKs, groupPids, marker, normalized, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
 
 let host: KsHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })
@@ -81,6 +81,20 @@ describe('host jobs (real dsh-tool-jobs)', () => {
     expect(textOf(result)).toContain('job registry refused the kill')
     expect(host.shells.get(bg.shell_id)?.kill_request).toBeUndefined()
     expect(alive(bg.pid)).toBe(true)
+  })
+
+  it('joining the host job_kill under way, kill_shell does not claim its own timeout applied', async () => {
+    host = await bootKs({ jobs: true })
+    const agent = host.agent()
+    const mark = marker('joinjobkill')
+    const bg = await startBg(host, `${IGNORE_TERM}; exec -a ${mark} sleep 60`, agent)
+    await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
+    expect(textOf(await execTool(host.ctx, 'job_kill', { job_id: bg.job_id }, { agent }))).toBe(`requested cancellation of job ${bg.job_id}`)
+    // The bare cancel's wait lives in tool-bash-bg; this call's 300 ms does not apply to the kill it joins.
+    const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, timeout: 300 }, { agent })
+    expect(result.value).toMatchObject({ success: true, outcome: 'force-killed', force_killed: true, timeout_ms: null })
+    expect(normalized(textOf(result))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM, then SIGKILL (a kill already under way set the wait); all processes exited after N ms.`)
+    expect(pidsWithArgv0(mark)).toEqual([])
   })
 
   it("refuses another session's shell, by shell id and by job id, as job_kill does", async () => {

@@ -44,6 +44,22 @@ describe('kill_shell on real process groups', () => {
     expect(groupPids(bg.pid)).toEqual([])
   })
 
+  it('a call that joins a kill under way reports the wait that applied, not its own', async () => {
+    host = await bootKs()
+    const flag = join(host.cwd, 'got-term')
+    // The shell survives SIGTERM (its handler notes it) until SIGKILL.
+    const script = `process.on('SIGTERM', () => require('fs').writeFileSync(${JSON.stringify(flag)}, '')); require('fs').writeFileSync(${JSON.stringify(flag + '.ready')}, ''); setInterval(() => {}, 1000)`
+    const bg = await startBg(host, `exec ${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}`)
+    await until(() => existsSync(`${flag}.ready`), 'the handler to be installed')
+    const first = execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, timeout: 1500 })
+    await until(() => existsSync(flag), 'the first call to have sent SIGTERM')
+    const second = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, timeout: 300 })
+    expect(second.value).toMatchObject({ success: true, outcome: 'force-killed', force_killed: true, timeout_ms: 1500 })
+    expect(normalized(textOf(second))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM, still running after 1500 ms, then SIGKILL; all processes exited after N ms.`)
+    expect((await first).value).toMatchObject({ outcome: 'force-killed', timeout_ms: 1500 })
+    expect(groupPids(bg.pid)).toEqual([])
+  })
+
   it('with force false reports the survivors, fails, and leaves them running', async () => {
     host = await bootKs()
     const mark = marker('noforce')
