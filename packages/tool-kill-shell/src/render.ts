@@ -1,4 +1,5 @@
 import type { ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
+import { shownId } from './quote.ts'
 import type { KillShellValue } from './value.ts'
 
 /** The most survivor pids named in the model text; the value always carries them all. */
@@ -41,7 +42,7 @@ export function renderKill(value: KillShellValue): string {
 
 /**
  * The seed's not-found text, with the shells the caller could mean in between. Newest first,
- * running before finished, at most `maxEntries`.
+ * running before finished, at most `maxEntries`. The id is echoed capped (see quote.ts).
  */
 export function renderNotFound(id: string, known: readonly ShellRecord[], maxEntries: number): string {
   const ordered = [...known].sort((a, b) =>
@@ -49,5 +50,5 @@ export function renderNotFound(id: string, known: readonly ShellRecord[], maxEnt
   const shown = ordered.slice(0, maxEntries).map((record) => `${record.id} (${record.status})`)
   const more = ordered.length > maxEntries ? `, … (+${ordered.length - maxEntries} more)` : ''
   const list = shown.length === 0 ? 'Known shells: none.' : `Known shells: ${shown.join(', ')}${more}.`
-  return `Shell not found: ${id}\n${list}\nUse /tasks to see available background shells.`
+  return `Shell not found: ${shownId(id)}\n${list}\nUse /tasks to see available background shells.`
 }

@@ -6,6 +6,7 @@ import type { BackgroundShellRegistry, KillRequest, KillSignal, ShellRecord } fr
 import type { Config } from './config.ts'
 import { killShell } from './kill.ts'
 import { presentCall, presentResult } from './present.ts'
+import { quoted } from './quote.ts'
 import { renderKill, renderNotFound } from './render.ts'
 import { VALUE_SCHEMA, type KillShellValue } from './value.ts'
 
@@ -39,7 +40,7 @@ export function killShellTool(ctx: Context, config: Config): ToolDefinition {
     async execute(args, exec) {
       const id = args.shell_id.trim()
       if (id.length === 0) {
-        throw invalid(`invalid shell_id: expected a shell id like bg-a1b2c3 (or its job id), got ${JSON.stringify(args.shell_id)} — use /tasks to list shells`)
+        throw invalid(`invalid shell_id: expected a shell id like bg-a1b2c3 (or its job id), got ${quoted(args.shell_id)} — use /tasks to list shells`)
       }
       const timeoutMs = args.timeout ?? config.timeoutMs
       if (!(timeoutMs > 0) || timeoutMs > config.maxTimeoutMs) {

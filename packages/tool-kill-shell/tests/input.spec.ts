@@ -21,6 +21,18 @@ describe('bad input', () => {
     }
   })
 
+  it('a huge or odd shell_id is echoed quoted and cut at 120 characters, never whole', async () => {
+    host = await bootKs()
+    const huge = 'x'.repeat(100_000)
+    expect(errorOf(await execTool(host.ctx, 'kill_shell', { shell_id: huge })).text)
+      .toBe(`Error: Shell not found: "${'x'.repeat(120)}…" (100000 characters)\nKnown shells: none.\nUse /tasks to see available background shells.`)
+    const blank = ' '.repeat(100_000)
+    expect(errorOf(await execTool(host.ctx, 'kill_shell', { shell_id: blank })).text)
+      .toBe(`Error: invalid shell_id: expected a shell id like bg-a1b2c3 (or its job id), got "${' '.repeat(120)}…" (100000 characters) — use /tasks to list shells`)
+    expect(errorOf(await execTool(host.ctx, 'kill_shell', { shell_id: 'bg-abc 12"' })).text)
+      .toBe('Error: Shell not found: "bg-abc 12\\""\nKnown shells: none.\nUse /tasks to see available background shells.')
+  })
+
   it('an unknown signal name is refused by the schema, naming the allowed ones', async () => {
     host = await bootKs()
     const { code, text } = errorOf(await execTool(host.ctx, 'kill_shell', { shell_id: 'bg-aaaaaa', signal: 'SIGHUP' }))
