@@ -1,3 +1,4 @@
+import { HarnessError } from '@deepseek-ai/dsh-llm'
 import Schema from '@deepseek-ai/schemastery'
 
 export interface Config {
@@ -24,3 +25,10 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   maxTimeoutMs: Schema.natural().min(1).max(3_600_000).default(60_000)
     .description('Largest timeout (ms) a call may ask for.'),
 })
+
+/** What the schema cannot say key by key: the default timeout must be one a call may ask for. */
+export function checkConfig(config: Config): void {
+  if (config.timeoutMs > config.maxTimeoutMs) {
+    throw new HarnessError(`invalid tool-kill-shell config: timeoutMs (${config.timeoutMs}) exceeds maxTimeoutMs (${config.maxTimeoutMs}) — lower timeoutMs or raise maxTimeoutMs`, 'INVALID_CONFIG')
+  }
+}

@@ -1,9 +1,8 @@
 import type { Context } from '@deepseek-ai/cordis'
-import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import type {} from '@gencode-ai/dsh-tool-bash-bg'
-import { Config } from './config.ts'
+import { checkConfig, Config } from './config.ts'
 import { killShellTool } from './tool.ts'
 
 export const name = 'tool-kill-shell'
@@ -12,9 +11,7 @@ export const inject = ['tools', 'systemPrompt', 'backgroundShells']
 export { Config }
 
 export function apply(ctx: Context, config: Config): void {
-  if (config.timeoutMs > config.maxTimeoutMs) {
-    throw new HarnessError(`invalid tool-kill-shell config: timeoutMs (${config.timeoutMs}) exceeds maxTimeoutMs (${config.maxTimeoutMs}) — lower timeoutMs or raise maxTimeoutMs`, 'INVALID_CONFIG')
-  }
+  checkConfig(config)
   if (config.guidance !== '') {
     ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   }

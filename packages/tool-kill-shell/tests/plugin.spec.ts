@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
 import { bootComposition, bootHost, bundlePatch, execTool, textOf, type Composition, type Host } from '@gencode-ai/testkit'
-import { DEFAULT_GUIDANCE } from '../src/config.ts'
+import { checkConfig, DEFAULT_GUIDANCE } from '../src/config.ts'
 import * as KillShell from '../src/index.ts'
 import { alive, bootKs, marker, pidsWithArgv0, startBg, until } from './harness.ts'
 
@@ -50,6 +50,11 @@ describe('config', () => {
       expect(host.ctx.tools.get('kill_shell')).toBeUndefined()
     })
   }
+
+  it('the cross-key check lives with the schema (config.ts), not in apply', () => {
+    expect(() => checkConfig(KillShell.Config({ timeoutMs: 60_001 }))).toThrow('invalid tool-kill-shell config: timeoutMs (60001) exceeds maxTimeoutMs (60000) — lower timeoutMs or raise maxTimeoutMs')
+    expect(() => checkConfig(KillShell.Config({ timeoutMs: 60_000 }))).not.toThrow()
+  })
 
   it('rejects a default timeout above the maximum, naming both keys', async () => {
     host = await bootHost()
