@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { JobId, type JobRegistry } from '@deepseek-ai/dsh-jobs'
+import { JobId, type JobRegistry, type JobSnapshot } from '@deepseek-ai/dsh-jobs'
 import { execTool, textOf } from '@gencode-ai/testkit'
 import { alive, bootKs, groupPids, marker, normalized, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
 
@@ -8,8 +8,15 @@ afterEach(async () => { await host?.dispose(); host = undefined })
 
 const IGNORE_TERM = "trap '' TERM"
 
-/** Give a spurious completion notice time to open a model turn (it would, on an idle owner). */
-const quiet = () => new Promise((resolve) => setTimeout(resolve, 200))
+/**
+ * The terminal snapshots the host hands its completion reporters. dsh-tool-jobs' reporter
+ * delivers a notice (a model turn on an idle owner) only for one that is not `reported`.
+ */
+function settlements(on: KsHost): JobSnapshot[] {
+  const seen: JobSnapshot[] = []
+  on.ctx.jobs.onJobDone((snapshot) => { seen.push(snapshot) })
+  return seen
+}
 
 describe('host jobs (real dsh-tool-jobs)', () => {
   it('kills through ctx.jobs.kill: the host records the kill and raises no completion notice', async () => {
@@ -19,13 +26,15 @@ describe('host jobs (real dsh-tool-jobs)', () => {
     const bg = await startBg(host, `exec -a ${mark} sleep 60`, agent)
     expect(bg.job_id).toMatch(/^bash_bg-\d+$/)
     await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
+    const settled = settlements(host)
     // The job id is accepted as the shell id.
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.job_id }, { agent })
     expect(result.value).toMatchObject({ success: true, shell_id: bg.shell_id, outcome: 'terminated', signal_sent: 'SIGTERM', survivors: [] })
     expect(pidsWithArgv0(mark)).toEqual([])
     const job = host.ctx.jobs.get(JobId(bg.job_id as string), agent)
     expect(job).toMatchObject({ status: 'killed', reported: true })
-    await quiet()
+    await host.ctx.jobs.wait(JobId(bg.job_id as string), 20_000, agent)
+    expect(settled.map((snapshot) => [snapshot.id, snapshot.status, snapshot.reported])).toEqual([[bg.job_id, 'killed', true]])
     expect(host.adapter.requests).toHaveLength(0)
   })
 
@@ -54,6 +63,7 @@ describe('host jobs (real dsh-tool-jobs)', () => {
     const mark = marker('jobkill')
     const bg = await startBg(host, `${IGNORE_TERM}; exec -a ${mark} sleep 60`, agent)
     await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
+    const settled = settlements(host)
     const killed = await execTool(host.ctx, 'job_kill', { job_id: bg.job_id }, { agent })
     expect(textOf(killed)).toBe(`requested cancellation of job ${bg.job_id}`)
     const record = await host.shells.settled(bg.shell_id)
@@ -65,7 +75,8 @@ describe('host jobs (real dsh-tool-jobs)', () => {
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id }, { agent })
     expect(result.value).toMatchObject({ success: true, outcome: 'already-exited', signal_sent: 'none', note: 'Shell already killed' })
     expect(textOf(result)).toBe(`Shell already killed: ${bg.shell_id}. No signal sent.`)
-    await quiet()
+    await host.ctx.jobs.wait(JobId(bg.job_id as string), 20_000, agent)
+    expect(settled.map((snapshot) => [snapshot.id, snapshot.status, snapshot.reported])).toEqual([[bg.job_id, 'killed', true]])
     expect(host.adapter.requests).toHaveLength(0)
   })
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { execTool, textOf } from '@gencode-ai/testkit'
 import { alive, bootKs, statOf, groupPids, marker, normalized, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
 
@@ -58,6 +58,37 @@ describe('kill_shell on real process groups', () => {
     expect(normalized(textOf(second))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM, still running after 1500 ms, then SIGKILL; all processes exited after N ms.`)
     expect((await first).value).toMatchObject({ outcome: 'force-killed', timeout_ms: 1500 })
     expect(groupPids(bg.pid)).toEqual([])
+  })
+
+  it('the configured timeoutMs is the wait a call without timeout gets', async () => {
+    host = await bootKs({ killShell: { timeoutMs: 300 } })
+    const mark = marker('cfgtimeout')
+    const bg = await startBg(host, `${IGNORE_TERM}; exec -a ${mark} sleep 60`)
+    await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
+    const terminate = vi.spyOn(host.shells, 'terminate')
+    const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id })
+    expect(terminate.mock.calls).toEqual([[bg.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 300 }]])
+    expect(result.value).toMatchObject({ success: true, outcome: 'force-killed', force_killed: true, timeout_ms: 300 })
+    expect(normalized(textOf(result))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM, still running after 300 ms, then SIGKILL; all processes exited after N ms.`)
+    expect((result.value as { elapsed_ms: number }).elapsed_ms).toBeGreaterThanOrEqual(300)
+    expect(host.shells.get(bg.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
+    expect(pidsWithArgv0(mark)).toEqual([])
+  })
+
+  it('stops a group whose leader already exited (sleep 60 & exit 0)', async () => {
+    host = await bootKs()
+    const mark = marker('leaderless')
+    const bg = await startBg(host, `(exec -a ${mark} sleep 60) & exit 0`)
+    await until(() => host?.shells.get(bg.shell_id)?.leader_exited_at !== null && pidsWithArgv0(mark).length === 1, 'the leader to exit while its child lives on')
+    expect(host.shells.get(bg.shell_id)).toMatchObject({ status: 'running', exit_code: 0 })
+    const child = pidsWithArgv0(mark)[0] as number
+    expect(groupPids(bg.pid)).toEqual([child])
+    const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id })
+    expect(result.value).toMatchObject({ success: true, outcome: 'terminated', signal_sent: 'SIGTERM', force_killed: false, exit_code: 0, survivors: [] })
+    expect(normalized(textOf(result))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM; all processes exited after N ms (exit code 0). No SIGKILL needed.`)
+    expect(alive(child)).toBe(false)
+    expect(groupPids(bg.pid)).toEqual([])
+    expect(host.shells.get(bg.shell_id)?.status).toBe('killed')
   })
 
   it('with force false reports the survivors, fails, and leaves them running', async () => {
