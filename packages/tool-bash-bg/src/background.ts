@@ -3,7 +3,7 @@
  * watched until every process of the group is gone. It settles (record final, log flushed)
  * exactly once, and is the producer behind the host job when there is one.
  */
-import { spawn } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import type { Readable } from 'node:stream'
@@ -64,11 +64,17 @@ export class BackgroundShell {
   constructor(init: ShellInit) {
     this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
     const [program, ...args] = init.launch.argv
-    const child = spawn(program, args, { cwd: init.launch.cwd, env: init.launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    let child: ChildProcess
+    try {
+      child = spawn(program, args, { cwd: init.launch.cwd, env: init.launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    } catch (error) {
+      // spawn throws synchronously on arguments it cannot pass (e.g. a NUL byte): keep no log.
+      this.discardLog(init.outputFile)
+      throw spawnFailed(program, error)
+    }
     if (child.pid === undefined) {
       child.once('error', () => {})
-      this.writer.close()
-      unlinkSync(init.outputFile)
+      this.discardLog(init.outputFile)
       throw spawnFailed(program)
     }
     this.group = new ProcessGroup(child)
@@ -99,6 +105,11 @@ export class BackgroundShell {
     this.settled = this.watch(streams)
   }
 
+  private discardLog(path: string): void {
+    this.writer.close()
+    unlinkSync(path)
+  }
+
   private async watch(streams: Readable[]): Promise<ShellRecord> {
     const exit = await this.group.exited
     this.record.exit_code = exit.code
@@ -109,7 +120,8 @@ export class BackgroundShell {
     for (const stream of streams) stream.destroy()
     this.writer.close()
     this.sync()
-    this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : 'completed'
+    // A shell whose log could not be written ended in error: its output is incomplete.
+    this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : this.writer.failure === undefined ? 'completed' : 'error'
     this.record.ended_at = new Date().toISOString()
     return this.record
   }
@@ -166,6 +178,9 @@ export class BackgroundShell {
     const cap = record.capped ? `; log capped at ${record.bytes} bytes` : ''
     if (record.status === 'killed') {
       return { status: 'killed', detail: `signal: ${record.signal ?? this.killSignal ?? 'SIGTERM'}${cap}` }
+    }
+    if (record.status === 'error') {
+      return { status: 'failed', detail: `exit code: ${record.exit_code ?? 0}; log write failed (${this.writer.failure}) at ${record.bytes} bytes` }
     }
     return { status: 'completed', detail: `exit code: ${record.exit_code ?? 0}${cap}` }
   }

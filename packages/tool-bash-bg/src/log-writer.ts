@@ -21,6 +21,8 @@ export class LogWriter {
   bytes = 0
   /** True once capture stopped: at the cap, or at a disk error. */
   capped = false
+  /** The disk error that stopped capture, when one did (the log is then incomplete). */
+  failure: string | undefined
   private fd: number | undefined
   private readonly marker: Buffer
 
@@ -54,8 +56,9 @@ export class LogWriter {
       let offset = 0
       while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
       this.bytes += buffer.length
-    } catch {
+    } catch (error) {
       this.capped = true
+      this.failure = (error as NodeJS.ErrnoException).code ?? (error as Error).message
     }
   }
 
