@@ -23,12 +23,13 @@ let shells: BackgroundShellRegistry
 let me: Agent
 let other: Agent
 
+// Long sleeps: the pool lives the whole run (a shell that ended on its own would look like a wrong kill).
 const POOL = {
-  honour: { command: 'sleep 30', owner: 'none' },
-  ignore: { command: "trap '' TERM; sleep 30 & sleep 30; wait", owner: 'none' },
-  fork: { command: 'sleep 30 & (sleep 30 &) ; sleep 30', owner: 'none' },
-  job: { command: 'sleep 30', owner: 'me' },
-  foreign: { command: 'sleep 30', owner: 'other' },
+  honour: { command: 'sleep 3600', owner: 'none' },
+  ignore: { command: "trap '' TERM; sleep 3600 & sleep 3600; wait", owner: 'none' },
+  fork: { command: 'sleep 3600 & (sleep 3600 &) ; sleep 3600', owner: 'none' },
+  job: { command: 'sleep 3600', owner: 'me' },
+  foreign: { command: 'sleep 3600', owner: 'other' },
   done: { command: 'true', owner: 'none' },
 } as const
 type Slot = keyof typeof POOL

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
@@ -57,8 +57,11 @@ it('read_file: generated arguments never throw past the pipeline, hang, or give 
     expect(text.startsWith('Error: ')).toBe(true)
     const path = (args as { file_path?: unknown } | null)?.file_path
     const tail = typeof path === 'string' ? path.replace(/\/+$/, '').split('/').pop() ?? '' : ''
+    // The value, as given or as resolved (`.` is reported as the workspace's absolute path).
+    const resolved = typeof path === 'string' && !path.includes('\0') ? resolve(host.cwd, path) : ''
     const namesSomething = PARAMS.some((param) => text.includes(param))
       || (tail !== '' && text.includes(tail.slice(0, 20)))
+      || (resolved !== '' && text.includes(resolved.slice(0, 200)))
       || text.includes('outside the workspace')
       || text.includes('invalid arguments')
       || text.includes('must be losslessly JSON-serializable')
