@@ -14,6 +14,9 @@ import { procPids, procStat } from './proc.ts'
  * Undefined when /proc cannot be read (not Linux).
  */
 export function survivorsOf(pgid: number, leaderStart: number | undefined): number[] | undefined {
+  // The kernel's answer first, no scan: with no process at all in the group (zombies included),
+  // nothing survived. Signal 0 delivers nothing; it only asks.
+  if (!groupHasProcesses(pgid)) return []
   const pids = procPids()
   if (pids === undefined) return undefined
   const holder = procStat(pgid)
@@ -26,4 +29,14 @@ export function survivorsOf(pgid: number, leaderStart: number | undefined): numb
     found.push(pid)
   }
   return found.sort((a, b) => a - b)
+}
+
+/** kill(-pgid, 0): whether any process (a zombie too) is in the group. */
+function groupHasProcesses(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
 }
