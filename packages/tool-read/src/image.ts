@@ -55,7 +55,7 @@ export type AttachedImage = {
 
 export type NotAttachedReason = 'no-image-input' | 'no-attachment-store'
 
-export interface ImageRead {
+export type ImageRead = {
   format: ImageFormat
   width: number
   height: number

@@ -120,7 +120,7 @@ export function notebookHeader(language: string, totalCells: number): string {
   return `# Jupyter Notebook (${language})\n# ${totalCells} cells`
 }
 
-export interface CellWindow {
+export type CellWindow = {
   cells: NotebookCell[]
   byteCapped: boolean
 }

@@ -36,16 +36,11 @@ export async function scanTextChunks(
     if (early) bytesSeen += Buffer.byteLength(chunk, 'utf8')
     let start = 0
     let newline: number
+    const nextNewline = (from: number): number => chunk.indexOf('\n', from)
     for (;;) {
-      const skip = window.skippable
-      if (skip > 0) {
-        let counted = 0
-        while (counted < skip && (newline = chunk.indexOf('\n', start)) !== -1) {
-          counted += 1
-          start = newline + 1
-        }
-        window.skipLines(counted)
-        if (counted < skip) break
+      if (window.skippable > 0) {
+        start = window.skipLines(nextNewline, start)
+        if (window.skippable > 0) break
         continue
       }
       newline = chunk.indexOf('\n', start)

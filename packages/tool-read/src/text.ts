@@ -15,7 +15,7 @@ import type { TextWindow, WindowRequest } from './window.ts'
 
 export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be'
 
-export interface TextRead extends TextWindow {
+export type TextRead = TextWindow & {
   encoding: TextEncoding
 }
 

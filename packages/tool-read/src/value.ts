@@ -1,21 +1,10 @@
-/** The canonical value of one read_file call: one of three kinds. */
+/** The canonical value of one read_file call: one of three kinds, each the reader's result plus its path. */
 
-import type { AttachedImage, ImageFormat, NotAttachedReason } from './image.ts'
-import type { NotebookCell } from './notebook.ts'
-import type { TextEncoding } from './text.ts'
+import type { ImageRead } from './image.ts'
+import type { CellWindow } from './notebook.ts'
+import type { TextRead } from './text.ts'
 
-export type TextValue = {
-  kind: 'text'
-  path: string
-  startLine: number
-  lines: string[]
-  totalLines: number
-  /** False when the file was too large to count: totalLines is then an estimate. */
-  totalExact: boolean
-  cutLines: number
-  byteCapped: boolean
-  encoding: TextEncoding
-}
+export type TextValue = { kind: 'text', path: string } & TextRead
 
 export type NotebookValue = {
   kind: 'notebook'
@@ -23,19 +12,8 @@ export type NotebookValue = {
   language: string
   startCell: number
   totalCells: number
-  cells: NotebookCell[]
-  byteCapped: boolean
-}
+} & CellWindow
 
-export type ImageValue = {
-  kind: 'image'
-  path: string
-  format: ImageFormat
-  width: number
-  height: number
-  bytes: number
-  attached: AttachedImage | null
-  reason?: NotAttachedReason
-}
+export type ImageValue = { kind: 'image', path: string } & ImageRead
 
 export type ReadValue = TextValue | NotebookValue | ImageValue

@@ -16,8 +16,11 @@ export interface WindowRequest {
   maxBytes: number
 }
 
-/** A window of a text file: the canonical shape of a text read before the path is attached. */
-export interface TextWindow {
+/**
+ * A window of a text file: the canonical shape of a text read before the path is attached. A type
+ * alias, not an interface, so the canonical value built from it is assignable to JsonValue.
+ */
+export type TextWindow = {
   startLine: number
   lines: string[]
   /** The file's line count, or an estimate when `totalExact` is false. */
@@ -79,8 +82,23 @@ export class WindowCollector {
     return this.full ? Number.POSITIVE_INFINITY : Math.max(0, this.request.offset - 1 - this.lineCount)
   }
 
-  skipLines(count: number): void {
-    this.lineCount += count
+  /**
+   * Count the next lines that need no text (`skippable`) from `start`, where `nextNewline(from)`
+   * finds the next newline of the chunk (-1 when none): shared by the decoded and the raw-byte
+   * scans, each passing its own monomorphic indexOf. Returns where the scan resumes; when
+   * `skippable` is still above 0 afterwards, the chunk ran out first.
+   */
+  skipLines(nextNewline: (from: number) => number, start: number): number {
+    const skip = this.skippable
+    let counted = 0
+    let at = start
+    let found: number
+    while (counted < skip && (found = nextNewline(at)) !== -1) {
+      counted += 1
+      at = found + 1
+    }
+    this.lineCount += counted
+    return at
   }
 
   /**
