@@ -95,13 +95,17 @@ export async function scanLocalText(path: string, request: WindowRequest, size: 
     if (early) bytesSeen += region.length
     let start = 0
     let newline: number
-    const bytes = region
-    const nextNewline = (from: number): number => bytes.indexOf(10, from)
     for (;;) {
-      if (window.skippable > 0) {
-        // Lines nobody will see are only counted (memchr on the raw bytes).
-        start = window.skipLines(nextNewline, start)
-        if (window.skippable > 0) break
+      const skip = window.skippable
+      if (skip > 0) {
+        // Lines nobody will see are only counted: a tight memchr loop (kept per scanner: see skipLines).
+        let counted = 0
+        while (counted < skip && (newline = region.indexOf(10, start)) !== -1) {
+          counted += 1
+          start = newline + 1
+        }
+        window.skipLines(counted)
+        if (counted < skip) break
         continue
       }
       newline = region.indexOf(10, start)

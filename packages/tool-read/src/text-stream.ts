@@ -36,11 +36,17 @@ export async function scanTextChunks(
     if (early) bytesSeen += Buffer.byteLength(chunk, 'utf8')
     let start = 0
     let newline: number
-    const nextNewline = (from: number): number => chunk.indexOf('\n', from)
     for (;;) {
-      if (window.skippable > 0) {
-        start = window.skipLines(nextNewline, start)
-        if (window.skippable > 0) break
+      const skip = window.skippable
+      if (skip > 0) {
+        // The same counting loop as text-local.ts, on decoded text (kept per scanner: see skipLines).
+        let counted = 0
+        while (counted < skip && (newline = chunk.indexOf('\n', start)) !== -1) {
+          counted += 1
+          start = newline + 1
+        }
+        window.skipLines(counted)
+        if (counted < skip) break
         continue
       }
       newline = chunk.indexOf('\n', start)
