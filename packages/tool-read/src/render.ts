@@ -16,7 +16,7 @@ export function formatBytes(bytes: number): string {
 export function renderText(value: TextValue): string {
   const { startLine, lines, totalLines, totalExact } = value
   if (lines.length === 0) {
-    return totalLines === 0 ? '(File is empty.)' : `(Offset ${startLine} is past the end: the file has ${totalLines} lines.)`
+    return totalLines === 0 ? '(File is empty.)' : `(Offset ${startLine} is past the end: the file has ${totalLines} ${totalLines === 1 ? 'line' : 'lines'}. Use offset=${totalLines} to read its last line.)`
   }
   const last = startLine + lines.length - 1
   const width = numberWidth(startLine, lines.length, totalLines, totalExact)
@@ -29,7 +29,7 @@ export function renderText(value: TextValue): string {
 export function renderNotebook(value: NotebookValue): string {
   const header = notebookHeader(value.language, value.totalCells)
   if (value.cells.length === 0) {
-    return value.totalCells === 0 ? header : `${header}\n\n(Offset ${value.startCell} is past the end: the notebook has ${value.totalCells} cells.)`
+    return value.totalCells === 0 ? header : `${header}\n\n(Offset ${value.startCell} is past the end: the notebook has ${value.totalCells} ${value.totalCells === 1 ? 'cell' : 'cells'}.)`
   }
   const body = `${header}\n\n${value.cells.map(formatCell).join('\n\n')}`
   const last = value.startCell + value.cells.length - 1

@@ -124,11 +124,17 @@ describe('text reads: the exact model text', () => {
     }
   })
 
+  it('past the end of a one-line file says "1 line"', async () => {
+    await writeFile(join(host.cwd, 'one.txt'), 'only\n')
+    expect(textOf(await execTool(host.ctx, 'read_file', { file_path: 'one.txt', offset: 5 })))
+      .toBe('(Offset 5 is past the end: the file has 1 line. Use offset=1 to read its last line.)')
+  })
+
   it('past the end is a value, not an error', async () => {
     await writeFile(join(host.cwd, 'three.txt'), 'a\nb\nc\n')
     const result = await read('three.txt', { offset: 10 })
     expect(result.isError).toBe(false)
-    expect(textOf(result)).toBe('(Offset 10 is past the end: the file has 3 lines.)')
+    expect(textOf(result)).toBe('(Offset 10 is past the end: the file has 3 lines. Use offset=3 to read its last line.)')
   })
 
   it('an empty file', async () => {
