@@ -7,3 +7,4 @@ export {
   bootComposition, bundlePatch, hostRows,
   type Composition, type CompositionOptions, type LogRecord, type PatchLayer,
 } from './loader.ts'
+export { countTokens, promptCost } from './prompt-cost.ts'

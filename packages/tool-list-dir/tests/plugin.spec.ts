@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { afterEach, describe, expect, it } from 'vitest'
 import { renderPrompt } from '@deepseek-ai/dsh-system-prompt'
 import { defineTool } from '@deepseek-ai/dsh-tools'
-import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
+import { bootHost, execTool, promptCost, textOf, type Host } from '@gencode-ai/testkit'
 import { ListDir, listDirHost, makeTree } from './harness.ts'
 import { DEFAULT_GUIDANCE } from '../src/config.ts'
 
@@ -41,6 +41,14 @@ describe('config', () => {
     for (let i = 0; i < 101; i++) tree[`f${i}`] = ''
     await makeTree(host.cwd, tree)
     expect(textOf(await execTool(host.ctx, 'list_directory', { path: '.' }))).toContain('[1 item truncated, showing first 100 of 101 total]')
+  })
+
+  it('prompt cost: schema JSON + guidance within 250 DeepSeek V3 tokens, as the README records', async () => {
+    host = await listDirHost()
+    const cost = await promptCost(host.ctx, 'list_directory')
+    expect(cost.guidance).toBe(42)
+    expect(await readFile(new URL('../README.md', import.meta.url), 'utf8')).toContain(`Prompt cost: ${cost.total} tokens`)
+    expect(cost.total).toBeLessThanOrEqual(250)
   })
 
   it('order places the section among others by value', async () => {

