@@ -163,7 +163,7 @@ describe('files changing under a read', () => {
       const result = await withinMs(BOUND, 'read', execTool(host.ctx, 'read_file', { file_path: 'shrunk.txt' }))
       expect(textOf(result)).toBe('1\tline 1\n2\tline 2')
       const past = await withinMs(BOUND, 'read', execTool(host.ctx, 'read_file', { file_path: 'shrunk.txt', offset: 500 }))
-      expect(textOf(past)).toBe('(Offset 500 is past the end: the file has 2 lines.)')
+      expect(textOf(past)).toBe('(Offset 500 is past the end: the file has 2 lines. Use offset=2 to read its last line.)')
     } finally {
       restore()
     }
@@ -215,7 +215,7 @@ describe('a file truncated mid-stream under the sandboxing filesystem (the provi
       const text = textOf(result)
       // Whatever the stream delivered before EOF is all there is: no window past it, and the count is what was seen.
       const seen = Number(text.match(/the file has (\d+) lines/)?.[1])
-      expect(text).toMatch(/^\(Offset 199990 is past the end: the file has \d+ lines\.\)$/)
+      expect(text).toMatch(/^\(Offset 199990 is past the end: the file has \d+ lines\. Use offset=\d+ to read its last line\.\)$/)
       expect(seen).toBeLessThan(199_990)
       console.log(`provider stream truncated after ${chunks} chunk(s): ${text}`)
     } finally {
