@@ -18,19 +18,42 @@ const PARAMS = ['path', 'ignore', 'recursive', 'depth', 'pattern', 'sort', 'reve
 
 const sometimes = <T>(good: fc.Arbitrary<T>, nasty: fc.Arbitrary<unknown>) => fc.oneof({ weight: 6, arbitrary: good }, { weight: 1, arbitrary: nasty })
 
-const listArgs = argsFor({
-  path: sometimes(fc.constantFrom('.', 'src', 'src/cli', 'dossier é', '.git', 'link-in', 'link-out', 'README.md', 'nope', '/etc', '..'), nastyString),
-  ignore: fc.array(sometimes(fc.constantFrom('*.ts', '.*', 'src', '?', '[x]', '{a,b}'), nastyString), { maxLength: 4 }),
+/** Well-formed values, so the generated calls reach deep into listing, not only validation. */
+const good = {
+  path: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('.', 'src', 'src/cli', 'dossier é', '.git', 'link-in') },
+    { weight: 1, arbitrary: fc.constantFrom('link-out', 'README.md', 'nope', '/etc', '..') },
+  ),
+  ignore: fc.array(fc.constantFrom('*.ts', '.*', 'src', '?', '[x]', '{a,b}', 'pnpm-lock.yaml'), { maxLength: 4 }),
   recursive: fc.boolean(),
-  depth: sometimes(fc.integer({ min: 1, max: 10 }), nastyNumber),
-  pattern: sometimes(fc.constantFrom('*.ts', '**/*.md', 'src/**', '*', '{a,b', '文件*'), nastyString),
-  sort: fc.oneof(fc.constantFrom('name', 'size', 'modified', 'type'), nastyString),
+  depth: fc.integer({ min: 1, max: 10 }),
+  pattern: fc.constantFrom('*.ts', '**/*.md', 'src/**', '*', '{a,b', '文件*'),
+  sort: fc.constantFrom('name', 'size', 'modified', 'type'),
   reverse: fc.boolean(),
-  directories_only: fc.boolean(),
-  files_only: fc.boolean(),
+  directories_only: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+  files_only: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   long: fc.boolean(),
-  limit: sometimes(fc.integer({ min: 1, max: 100 }), nastyNumber),
-}, ['path'])
+  limit: fc.integer({ min: 1, max: 100 }),
+}
+
+const listArgs = fc.oneof(
+  // half the runs: valid argument sets (optional keys present or not)
+  fc.record(good, { requiredKeys: ['path'] }),
+  // the other half: any key nasty, missing, or of the wrong type
+  argsFor({
+    path: sometimes(good.path, nastyString),
+    ignore: fc.array(sometimes(fc.constantFrom('*.ts', '.*', 'src'), nastyString), { maxLength: 4 }),
+    recursive: good.recursive,
+    depth: sometimes(good.depth, nastyNumber),
+    pattern: sometimes(good.pattern, nastyString),
+    sort: fc.oneof(good.sort, nastyString),
+    reverse: good.reverse,
+    directories_only: good.directories_only,
+    files_only: good.files_only,
+    long: good.long,
+    limit: sometimes(good.limit, nastyNumber),
+  }, ['path']),
+)
 
 it('list_directory: generated arguments never throw past the pipeline, hang, or give an error that names nothing', async () => {
   const tally = { calls: 0, ok: 0, errors: 0 }
