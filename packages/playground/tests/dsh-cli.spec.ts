@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -140,8 +141,10 @@ describe('the real dsh CLI with the four plugins', () => {
     }
     expect(dump.stdout).toContain("process.env.DSH_PERMISSION_MODE ?? 'workspace-write'")
 
-    // Outside the workspace and outside the temp areas the sandbox may leave writable.
-    const probe = join(root, '.dsh', `sandbox-probe-${process.pid}`)
+    // Outside the workspace and outside the temp areas workspace-write leaves writable (/tmp and
+    // os.tmpdir(), where a checkout may live too): the home directory.
+    const probe = join(homedir(), `.gencode-sandbox-probe-${process.pid}`)
+    expect(['/tmp', tmpdir()].some((area) => probe.startsWith(`${area}/`)), `probe ${probe} must be outside the temp areas`).toBe(false)
     const outside = join(tmp, 'outside.txt')
     writeFileSync(outside, 'secret\n')
     const model = await startScriptedModel(fourToolScript(probe, outside))
