@@ -1,4 +1,5 @@
 import z from '@deepseek-ai/schemastery'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
 
 /** Configuration of the tool-bash-bg plugin. Every default lives in the schema below. */
 export interface Config {
@@ -37,3 +38,10 @@ export const Config: z<Partial<Config>, Config> = z.object({
   maxOutputBytes: positiveInt(64_000).description('Foreground output kept per stream (bytes).'),
   maxLogBytes: positiveInt(64 * 1024 * 1024).description('Background log cap (bytes).'),
 }) as z<Partial<Config>, Config>
+
+/** What the schema cannot express: the default foreground timeout must fit under the maximum. */
+export function checkConfig(config: Config): void {
+  if (config.timeoutMs > config.maxTimeoutMs) {
+    throw new HarnessError(`tool-bash-bg: timeoutMs (${config.timeoutMs}) exceeds maxTimeoutMs (${config.maxTimeoutMs}) — raise maxTimeoutMs or lower timeoutMs`, 'INVALID_CONFIG')
+  }
+}

@@ -1,8 +1,7 @@
 import type { Context } from '@deepseek-ai/cordis'
-import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
-import { Config as ConfigSchema, type Config as BashBgConfig } from './config.ts'
+import { checkConfig, Config as ConfigSchema, type Config as BashBgConfig } from './config.ts'
 import { startRegistry } from './lifecycle.ts'
 import { provideTasksCommand } from './tasks.ts'
 import { createTool } from './tool.ts'
@@ -16,9 +15,7 @@ export type Config = BashBgConfig
 export const Config = ConfigSchema
 
 export function apply(ctx: Context, config: Config): void {
-  if (config.timeoutMs > config.maxTimeoutMs) {
-    throw new HarnessError(`tool-bash-bg: timeoutMs (${config.timeoutMs}) exceeds maxTimeoutMs (${config.maxTimeoutMs}) — raise maxTimeoutMs or lower timeoutMs`, 'INVALID_CONFIG')
-  }
+  checkConfig(config)
   const registry = startRegistry(ctx)
   ctx.provide('backgroundShells', registry)
   if (config.guidance !== '') ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
