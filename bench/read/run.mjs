@@ -1,5 +1,7 @@
 // read_file bench: a generated 1 GiB text file (temp dir, deleted after). Reports ratios against
-// head and sed measured in the same run, and the RSS growth of each read.
+// head and sed measured in the same run, and the RSS growth of each read. The product path
+// (dsh-fs-sandbox, where the local fast path is off) is also timed against the first-party `read`
+// (dsh-tool-fs) on the same host, alternating with the same sed/head runs.
 // Usage: node --expose-gc bench/read/run.mjs   (needs the built package: npx tsc -b packages/tool-read)
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, openSync, writeSync, closeSync, rmSync, realpathSync } from 'node:fs'
@@ -14,6 +16,7 @@ import AgentRegistry from '@deepseek-ai/dsh-agent'
 import LocalFileSystem from '@deepseek-ai/dsh-fs-local'
 import SandboxedFileSystem from '@deepseek-ai/dsh-fs-sandbox'
 import SandboxPolicy from '@deepseek-ai/dsh-sandbox-policy'
+import * as ToolFs from '@deepseek-ai/dsh-tool-fs'
 import * as Read from '../../packages/tool-read/dist/index.js'
 
 const SIZE = Number(process.env.READ_BENCH_BYTES ?? 1024 ** 3)
@@ -43,6 +46,8 @@ async function host(sandboxed) {
   if (sandboxed) {
     await ctx.plugin(SandboxPolicy, { mode: 'workspace-write', workspaceRoot: dir })
     await ctx.plugin(SandboxedFileSystem, { cwd: dir })
+    // First-party read, with our byte budget (its default is 50 KiB) so both return the same window.
+    await ctx.plugin(ToolFs, { readMaxBytes: 100 * 1024 })
   } else {
     await ctx.plugin(LocalFileSystem, { cwd: dir })
   }
@@ -51,36 +56,49 @@ async function host(sandboxed) {
 }
 
 let seq = 0
-async function read(ctx, args) {
-  const result = await ctx.tools.execute({ callId: CallId(`b${++seq}`), name: 'read_file', arguments: { file_path: file, ...args }, signal: new AbortController().signal })
+async function call(ctx, name, args) {
+  const result = await ctx.tools.execute({ callId: CallId(`b${++seq}`), name, arguments: { file_path: file, ...args }, signal: new AbortController().signal })
   if (result.isError) throw new Error(JSON.stringify(result.content))
   return result
+}
+const read = (ctx, args) => call(ctx, 'read_file', args)
+const firstParty = (ctx, args) => call(ctx, 'read', args)
+/** The provider's decoded stream alone, consumed and dropped: the floor of any provider-path reader. */
+async function streamOnly(ctx) {
+  for await (const chunk of await ctx.fs.streamText(await ctx.fs.resolve(file), new AbortController().signal)) void chunk
 }
 
 const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]
 
 /**
- * The baseline command and the read, run alternately (so load from other processes hits both
- * alike): median wall times, and the peak RSS growth over the reads.
+ * The baseline command and each read, run alternately (so load from other processes hits all
+ * alike): median wall times, and the peak RSS growth over each function's reads.
  */
-async function pair(cmd, args, fn, runs) {
-  const base = [], ours = []
+async function measure(cmd, args, fns, runs) {
+  const base = []
+  const times = fns.map(() => [])
+  const peaks = fns.map(() => 0)
   globalThis.gc?.()
-  const rss0 = process.memoryUsage().rss
-  let peak = rss0
-  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 1)
+  const rss0 = process.memoryUsage.rss()
+  let current = -1
+  const sample = () => { if (current >= 0) peaks[current] = Math.max(peaks[current], process.memoryUsage.rss() - rss0) }
+  const sampler = setInterval(sample, 1)
   for (let i = 0; i < runs; i++) {
     let start = performance.now()
     const out = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'] })
     if (out.status !== 0) throw new Error(`${cmd} failed`)
     base.push(performance.now() - start)
-    start = performance.now()
-    await fn()
-    ours.push(performance.now() - start)
-    peak = Math.max(peak, process.memoryUsage().rss)
+    for (const [n, fn] of fns.entries()) {
+      current = n
+      start = performance.now()
+      await fn()
+      times[n].push(performance.now() - start)
+      sample()
+      current = -1
+    }
   }
   clearInterval(sampler)
-  return { base: median(base), ms: median(ours), rssMB: (peak - rss0) / 2 ** 20 }
+  return { base: median(base), results: fns.map((_, n) => ({ ms: median(times[n]), rssMB: peaks[n] / 2 ** 20 })) }
 }
 
 try {
@@ -95,23 +113,33 @@ try {
     await read(local, { offset: 5001 + i })
     await read(sandboxed, { offset: 5001 + i })
   }
+  await firstParty(sandboxed, { offset: 5001 }) // its one loop runs 28M times: optimized within a call
 
   const headArgs = ['-n', '2000', file]
   const sedArgs = ['-n', `${a},${b}p;${b}q`, file]
-  const first = await pair('head', headArgs, () => read(local, {}), 9)
-  const end = await pair('sed', sedArgs, () => read(local, { offset: a }), 5)
-  const firstProvider = await pair('head', headArgs, () => read(sandboxed, {}), 9)
-  const endProvider = await pair('sed', sedArgs, () => read(sandboxed, { offset: a }), 3)
+  const first = await measure('head', headArgs, [() => read(local, {})], 9)
+  const end = await measure('sed', sedArgs, [() => read(local, { offset: a })], 5)
+  const firstProvider = await measure('head', headArgs, [() => read(sandboxed, {})], 9)
+  const endProvider = await measure('sed', sedArgs, [() => read(sandboxed, { offset: a }), () => firstParty(sandboxed, { offset: a, limit: 2000 }), () => streamOnly(sandboxed)], 5)
+  const firstFirstParty = await measure('head', headArgs, [() => firstParty(sandboxed, { limit: 2000 })], 3)
 
   const check = await read(local, { offset: a })
   const shown = check.value.lines.length
-  const row = (name, ms, base, rss, target) => `${name.padEnd(44)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2).padStart(6)}x  rss +${rss.toFixed(1)} MB  (${target})`
-  console.log(`file: ${(SIZE / 2 ** 30).toFixed(2)} GiB, ${lines} lines; window near the end: lines ${a}-${b} (${shown} shown)`)
-  console.log(`head -n 2000: ${first.base.toFixed(1)} ms; sed -n '${a},${b}p;${b}q': ${end.base.toFixed(1)} ms`)
-  console.log(row('read_file first 2000 lines / head', first.ms, first.base, first.rssMB, 'target <= 3x'))
-  console.log(row('read_file window near the end / sed', end.ms, end.base, end.rssMB, 'target <= 1x'))
-  console.log(row('  provider path (fs-sandbox) first / head', firstProvider.ms, firstProvider.base, firstProvider.rssMB, 'product composition'))
-  console.log(row('  provider path (fs-sandbox) end / sed', endProvider.ms, endProvider.base, endProvider.rssMB, 'product composition'))
+  const theirs = await firstParty(sandboxed, { offset: a, limit: 2000 })
+  if (theirs.value.lines.length !== shown) throw new Error(`first-party read showed ${theirs.value.lines.length} lines, read_file ${shown}: not the same window`)
+  const row = (name, { ms, rssMB }, base, target) => `${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2).padStart(6)}x  rss +${rssMB.toFixed(1)} MB  (${target})`
+  const [endOurs, endTheirs, endFloor] = endProvider.results
+  console.log(`file: ${(SIZE / 2 ** 30).toFixed(2)} GiB, ${lines} lines; window near the end: lines ${a}-${b} (${shown} shown, by both tools)`)
+  console.log(`head -n 2000: ${first.base.toFixed(1)} ms; sed -n '${a},${b}p;${b}q': ${end.base.toFixed(1)} ms (provider rows: ${endProvider.base.toFixed(1)} ms)`)
+  console.log(row('read_file first 2000 lines / head', first.results[0], first.base, 'target <= 3x'))
+  console.log(row('read_file window near the end / sed', end.results[0], end.base, 'target <= 1x'))
+  console.log('product composition (dsh-fs-sandbox: provider path):')
+  console.log(row('  read_file first 2000 lines / head', firstProvider.results[0], firstProvider.base, 'target <= 3x'))
+  console.log(row('  first-party read first 2000 lines / head', firstFirstParty.results[0], firstFirstParty.base, 'baseline'))
+  console.log(row('  read_file window near the end / sed', endOurs, endProvider.base, 'target <= first-party'))
+  console.log(row('  first-party read window near the end / sed', endTheirs, endProvider.base, 'baseline'))
+  console.log(row('  ctx.fs.streamText alone, whole file / sed', endFloor, endProvider.base, 'floor of the provider path'))
+  console.log(`  read_file / first-party read, window near the end: ${(endOurs.ms / endTheirs.ms).toFixed(2)}x`)
   await local.fiber.dispose()
   await sandboxed.fiber.dispose()
 } finally {

@@ -94,6 +94,28 @@ describe('fast path = provider path', () => {
     expect(outcomes).toEqual(['estimate', 'error', 'error'])
   })
 
+  it('files beyond 64 MiB of multibyte text: the same estimate wherever the window lies', async () => {
+    const path = join(host.cwd, 'big-multibyte.txt')
+    const handle = await open(path, 'w')
+    const lines: string[] = []
+    for (let i = 0; i < 20_000; i++) lines.push(`${i} ${'é漢😀'.repeat(i % 9)}${'x'.repeat(i % 13)}\r\n`)
+    const block = Buffer.from(lines.join(''))
+    let written = 0
+    while (written <= 65 * 1024 * 1024) written += (await handle.write(block)).bytesWritten
+    await handle.close()
+    const total = 20_000 * Math.ceil(written / block.length)
+    const totals: (number | boolean)[] = []
+    for (const offset of [1, 123_457, total - 30, total - 10, total + 5]) {
+      const { fast, provider } = await both('big-multibyte.txt', { offset, limit: 20, maxLineLength: 2000, maxBytes: 102400 })
+      expect(fast).toEqual(provider)
+      if (!('value' in fast)) throw new Error(fast.error)
+      totals.push(fast.value.totalExact || fast.value.totalLines)
+    }
+    // Estimates for windows that end before the last line, the exact total once the scan reaches the end.
+    expect(totals.slice(0, 3).every((value) => typeof value === 'number')).toBe(true)
+    expect(totals.slice(3)).toEqual([true, true])
+  })
+
   it('the fast path is used only for the plain local provider', async () => {
     const target = await host.ctx.fs.resolve(host.cwd)
     expect(await localPath(host.ctx, target)).toBe(host.cwd)
