@@ -1,11 +1,9 @@
 /**
  * The provider path: scan decoded text chunks from ctx.fs.streamText (or one decoded string)
  * into a window. Memory holds one chunk and at most maxLineLength + 1 units of the current line.
- * Only the lines of the window are sliced out; the others are counted per chunk.
  */
 
 import { FsError } from '@deepseek-ai/dsh-fs'
-import { countNewlines } from './newlines.ts'
 import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
 
 export async function scanTextChunks(
@@ -35,25 +33,13 @@ export async function scanTextChunks(
 
   for await (const chunk of chunks) {
     if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+    if (early) bytesSeen += Buffer.byteLength(chunk, 'utf8')
     let start = 0
-    /** The chunk's UTF-8 size when a count already measured it. */
-    let chunkBytes = -1
     let newline: number
     for (;;) {
       const skip = window.skippable
       if (skip > 0) {
-        // Lines nobody sees are only counted, a whole chunk (or its rest) at a time: newlines.ts.
-        if (start === 0 || skip === Number.POSITIVE_INFINITY) {
-          const rest = countNewlines(chunk, start)
-          if (start === 0) chunkBytes = rest.bytes
-          if (rest.newlines < skip) {
-            window.skipLines(rest.newlines)
-            if (rest.newlines > 0) start = chunk.lastIndexOf('\n') + 1
-            break
-          }
-        }
-        // The window starts in this chunk: find its first line (the same loop as text-local.ts,
-        // kept per scanner: see skipLines).
+        // The same counting loop as text-local.ts, on decoded text (kept per scanner: see skipLines).
         let counted = 0
         while (counted < skip && (newline = chunk.indexOf('\n', start)) !== -1) {
           counted += 1
@@ -77,10 +63,7 @@ export async function scanTextChunks(
     } else if (start > 0) {
       partial = false
     }
-    if (early) {
-      bytesSeen += chunkBytes >= 0 ? chunkBytes : Buffer.byteLength(chunk, 'utf8')
-      if (window.canStop(partial)) return window.estimate(size, bytesSeen, partial)
-    }
+    if (early && window.canStop(partial)) return window.estimate(size, bytesSeen, partial)
   }
   if (partial) {
     if (window.wantsNext) window.takeLine(line, !overflow)
