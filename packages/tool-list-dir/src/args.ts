@@ -42,6 +42,8 @@ export interface CallMode {
   extended: boolean
   /** The filters in effect, named for messages. */
   filters: string[]
+  /** The call's limit was below the maximum: a cut result offers raising it up to this. */
+  raiseLimit: number | undefined
 }
 
 export function callMode(args: ListArgs, maxEntries: number): CallMode {
@@ -53,7 +55,8 @@ export function callMode(args: ListArgs, maxEntries: number): CallMode {
   const extended = recursive || args.long === true || args.reverse === true || only !== undefined
     || args.pattern !== undefined || (args.sort ?? 'type') !== 'type'
     || (args.limit !== undefined && args.limit !== maxEntries)
-  return { recursive, long: args.long === true, extended, filters }
+  const raiseLimit = args.limit !== undefined && args.limit < maxEntries ? maxEntries : undefined
+  return { recursive, long: args.long === true, extended, filters, raiseLimit }
 }
 
 /** Check what the schema cannot express; every error names the argument and what would work. */

@@ -102,7 +102,7 @@ export async function listDirectory(
 async function locate(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>, path: string, gate: OutsideGate | undefined) {
   try {
     const placed = await place(ctx, exec, path)
-    gate?.verify(exec, placed)
+    gate?.verify(exec, path, placed)
     return { target: placed.target, info: await ctx.fs.stat(placed.target, exec.signal) }
   } catch (error) {
     checkAborted(exec.signal)

@@ -142,12 +142,19 @@ function noticeLines(value: Listing, mode: RenderMode): string[] {
   return lines
 }
 
+/**
+ * What a cut extension-mode result tells the model. A tree's remaining entries follow the cut in
+ * render order, across several directories: listing the one the cut fell in shows that
+ * directory; only narrowing (or a higher limit) shows the rest of the tree in one call.
+ */
 function continuation(value: Listing, mode: RenderMode): string {
   const next = value.truncated?.next_path
-  const narrow = mode.recursive ? 'pattern or a smaller depth' : 'pattern, files_only or directories_only'
+  const raise = mode.raiseLimit === undefined ? '' : `, or raise limit (up to ${mode.raiseLimit})`
+  if (!mode.recursive) return `[To see the rest, narrow with ignore or pattern, or set reverse=true for the other end${raise}.]`
+  const narrow = `narrow with ignore, pattern or a smaller depth${raise}`
   return next === undefined || next === value.path
-    ? `[To see the rest, narrow with ${narrow}.]`
-    : `[To see the rest, call ${mode.toolName} with path="${next}" and the same other arguments, or narrow with ${narrow}.]`
+    ? `[To see the rest, ${narrow}.]`
+    : `[The cut fell inside ${next}: call ${mode.toolName} with path="${next}" to see that directory; to see past it, ${narrow}.]`
 }
 
 function totalLine(value: Listing): string {

@@ -3,6 +3,7 @@ import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type {} from '@deepseek-ai/dsh-sandbox-policy'
 import type { ToolExecution, ToolExecutionToken } from '@deepseek-ai/dsh-tools'
 import type { OutsideWorkspace } from './config.ts'
+import { quoted } from './errors.ts'
 
 /**
  * The workspace of a call: the sandbox policy's root when one is composed, else the calling
@@ -50,7 +51,7 @@ export class OutsideGate {
       if (typeof path !== 'string' || path.trim() === '' || path.includes('\0')) return next()
       const placed = await place(this.ctx, exec, path).catch(() => undefined)
       if (placed === undefined || placed.inside) return next()
-      const reason = `${placed.target.displayPath} is outside the workspace ${placed.root.displayPath}`
+      const reason = outsideReason(this.ctx, path, placed)
       if (this.policy === 'deny') return { kind: 'deny', reason: `${reason} (outsideWorkspace: deny) — list a path inside the workspace` }
       this.asked.set(exec.token, String(placed.target.targetKey))
       return { kind: 'ask', reason }
@@ -58,12 +59,15 @@ export class OutsideGate {
   }
 
   /** In the tool body: refuse a target outside the workspace that the policy did not clear. */
-  verify(exec: Pick<ToolExecution, 'token'>, placed: Placed): void {
+  verify(exec: Pick<ToolExecution, 'token'>, path: string, placed: Placed): void {
     if (placed.inside || this.policy === 'allow') return
     if (this.asked.get(exec.token) === String(placed.target.targetKey)) return
-    throw new FsError(
-      `${placed.target.displayPath} is outside the workspace ${placed.root.displayPath} (it changed after the check) — list a path inside the workspace`,
-      'FS_PERMISSION_DENIED',
-    )
+    throw new FsError(`${outsideReason(this.ctx, path, placed)}; it changed after the check — list a path inside the workspace`, 'FS_PERMISSION_DENIED')
   }
+}
+
+/** Names the argument and where it really leads (a symlink's realpath), for the model and the approval prompt. */
+function outsideReason(ctx: Context, path: string, placed: Placed): string {
+  const real = ctx.fs.processPath(placed.target)
+  return `path ${quoted(path)} is outside the workspace ${placed.root.displayPath}${real === path ? '' : ` (it resolves to ${real})`}`
 }

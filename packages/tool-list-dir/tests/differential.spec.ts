@@ -63,7 +63,7 @@ function providerFields(value: Listing): Listing {
 
 const render = (value: Listing, args: ListArgs): string => {
   const request = parseArgs(args, 100)
-  return renderListing(value, { toolName: 'list_directory', pathArg: args.path, recursive: request.recursive, long: request.long, extended: request.extended, filters: request.filters })
+  return renderListing(value, { ...request, toolName: 'list_directory', pathArg: args.path })
 }
 
 describe('the local fast path gives the same value and text as the ctx.fs path', () => {

@@ -72,16 +72,17 @@ describe('recursive tree', () => {
       '│   ├── index.ts',
       '',
       '[8 items truncated, showing first 4 of 12 total]',
-      `[To see the rest, call list_directory with path="${host.cwd}/src/cli" and the same other arguments, or narrow with pattern or a smaller depth.]`,
+      `[The cut fell inside ${host.cwd}/src/cli: call list_directory with path="${host.cwd}/src/cli" to see that directory; to see past it, narrow with ignore, pattern or a smaller depth, or raise limit (up to 100).]`,
       '',
       'Total: 12 items (5 directories, 7 files)',
     ].join('\n'))
     expect(value.truncated).toEqual({ shown: 4, total: 12, remaining: 8, next_path: `${host.cwd}/src/cli` })
     // The cut entries are drawn open: later siblings exist but did not fit.
     expect(value.entries.filter((entry) => entry.siblings_cut === true).map((entry) => entry.path)).toEqual(['cli', 'cli/index.ts'])
-    // Following the hint literally works.
+    // Following the hints literally works: the directory the cut fell in, and a higher limit.
     expect((await list({ path: value.truncated!.next_path! })).value.entries.map((entry) => entry.name))
       .toEqual(['index.ts', 'session-picker.ts', 'ui.ts'])
+    expect((await list({ path: 'src', recursive: true, limit: 100 })).value.truncated).toBeUndefined()
   })
 
   it('symlinks are entries with their target and are never descended into (a loop terminates)', async () => {
@@ -159,7 +160,7 @@ describe('sort, reverse, type filters, limit', () => {
   it('limit cuts after sorting and says how to see the rest', async () => {
     const { text, value } = await list({ path: 'src', limit: 2 })
     expect(value.entries.map((entry) => entry.name)).toEqual(['agent', 'cli'])
-    expect(text).toContain('[2 items truncated, showing first 2 of 4 total]\n[To see the rest, narrow with pattern, files_only or directories_only.]')
+    expect(text).toContain('[2 items truncated, showing first 2 of 4 total]\n[To see the rest, narrow with ignore or pattern, or set reverse=true for the other end, or raise limit (up to 100).]')
   })
 })
 

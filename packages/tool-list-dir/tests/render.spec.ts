@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { renderListing, type RenderMode } from '../src/render.ts'
 import type { Listing } from '../src/types.ts'
 
-const plain: RenderMode = { toolName: 'list_directory', pathArg: '.', recursive: false, long: false, extended: false, filters: [] }
+const plain: RenderMode = { toolName: 'list_directory', pathArg: '.', recursive: false, long: false, extended: false, filters: [], raiseLimit: undefined }
 
 const RULE = '──────────────────────────────────────────────────'
 
@@ -148,7 +148,7 @@ describe('extension layouts', () => {
       '    └── a.ts',
       '',
       '[3 items truncated, showing first 2 of 5 total]',
-      '[To see the rest, call list_directory with path="/w/src/cli" and the same other arguments, or narrow with pattern or a smaller depth.]',
+      '[The cut fell inside /w/src/cli: call list_directory with path="/w/src/cli" to see that directory; to see past it, narrow with ignore, pattern or a smaller depth.]',
       '',
       'Total: 5 items (1 directory, 4 files)',
     ].join('\n'))

@@ -87,7 +87,7 @@ describe('paths outside the workspace (default outsideWorkspace: ask, no approva
       const path = await make(ws, outside)
       const result = await callThroughAgent(host, ws, { path })
       expect(result.isError).toBe(true)
-      expect(result.text).toContain('is outside the workspace')
+      expect(result.text).toContain(`path ${JSON.stringify(path)} is outside the workspace ${ws}`)
       expect(result.text).not.toContain('secret.txt')
       expect(result.text).not.toContain('inner.txt')
     })
@@ -103,7 +103,7 @@ describe('paths outside the workspace (default outsideWorkspace: ask, no approva
       return next()
     })
     const result = await callThroughAgent(host, ws, { path: 'swap' })
-    expect(result.text).toBe(`Error: ${ws}/swap is outside the workspace ${ws} (it changed after the check) — list a path inside the workspace`)
+    expect(result.text).toBe(`Error: path "swap" is outside the workspace ${ws} (it resolves to ${outside}); it changed after the check — list a path inside the workspace`)
   })
 
   it('a symlink that stays inside is fine', async () => {
@@ -123,7 +123,7 @@ describe('paths outside the workspace (default outsideWorkspace: ask, no approva
     host = await listDirHost({ outsideWorkspace: 'deny' })
     const denied = await callThroughAgent(host, host.cwd, { path: outside })
     expect(denied.isError).toBe(true)
-    expect(denied.text).toBe(`Error: ${outside} is outside the workspace ${host.cwd} (outsideWorkspace: deny) — list a path inside the workspace`)
+    expect(denied.text).toBe(`Error: path "${outside}" is outside the workspace ${host.cwd} (outsideWorkspace: deny) — list a path inside the workspace`)
   })
 
   it('with an approval service composed, the user is asked; approving lists, rejecting refuses', async () => {
@@ -138,7 +138,7 @@ describe('paths outside the workspace (default outsideWorkspace: ask, no approva
       return answer
     })
     const approved = await callThroughAgent(host, host.cwd, { path: outside })
-    expect(asked).toEqual([`list_directory: ${outside} is outside the workspace ${host.cwd}`])
+    expect(asked).toEqual([`list_directory: path "${outside}" is outside the workspace ${host.cwd}`])
     expect(approved.text).toContain('approved.txt')
     answer = 'rejected'
     const rejected = await callThroughAgent(host, host.cwd, { path: outside })

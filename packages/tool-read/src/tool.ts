@@ -13,6 +13,7 @@ import { renderValue } from './render.ts'
 import { statRegular } from './target.ts'
 import { readText } from './text.ts'
 import type { NotebookValue, ReadValue } from './value.ts'
+import { quoted } from './quote.ts'
 import { place, type OutsideGate } from './workspace.ts'
 
 export interface ReadArgs {
@@ -68,7 +69,7 @@ async function execute(ctx: Context, config: Config, gate: OutsideGate, args: Re
   } catch (error) {
     throw osError(error, quoted(args.file_path))
   }
-  gate.verify(exec, placement)
+  gate.verify(exec, args.file_path, placement)
   const { target } = placement
   const path = target.displayPath
   try {
@@ -76,11 +77,6 @@ async function execute(ctx: Context, config: Config, gate: OutsideGate, args: Re
   } catch (error) {
     throw osError(error, JSON.stringify(path))
   }
-}
-
-/** Quote an argument echoed into a message, cut so a huge one never floods the result. */
-function quoted(value: string, max = 120): string {
-  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value)
 }
 
 /**

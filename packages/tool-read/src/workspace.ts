@@ -9,6 +9,7 @@ import type { ToolExecution, ToolExecutionToken } from '@deepseek-ai/dsh-tools'
 import type { PreToolDecision } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-sandbox-policy'
 import type { OutsideWorkspace } from './config.ts'
+import { quoted } from './quote.ts'
 
 /**
  * The part of tool-bash-bg's `backgroundShells` service (BackgroundShellRegistry in
@@ -83,19 +84,25 @@ export class OutsideGate {
       return next()
     }
     if (placement.inside) return next()
-    const reason = `${placement.target.displayPath} is outside the workspace ${placement.root.displayPath}`
+    const reason = outsideReason(this.ctx, filePath, placement)
     if (this.policy === 'deny') return { kind: 'deny', reason: `${reason} (outsideWorkspace: deny) — read a file inside the workspace` }
     this.asked.set(exec.token, String(placement.target.targetKey))
     return { kind: 'ask', reason }
   }
 
   /** In the tool body: refuse a target outside the workspace that the policy did not clear. */
-  verify(exec: Pick<ToolExecution, 'token'>, placement: Placement): void {
+  verify(exec: Pick<ToolExecution, 'token'>, filePath: string, placement: Placement): void {
     if (placement.inside || this.policy === 'allow') return
     if (this.asked.get(exec.token) === String(placement.target.targetKey)) return
     throw new FsError(
-      `${placement.target.displayPath} is outside the workspace ${placement.root.displayPath} (it changed after the check) — read a file inside the workspace`,
+      `${outsideReason(this.ctx, filePath, placement)}; it changed after the check — read a file inside the workspace`,
       'FS_PERMISSION_DENIED',
     )
   }
+}
+
+/** Names the argument and where it really leads (a symlink's realpath), for the model and the approval prompt. */
+function outsideReason(ctx: Context, filePath: string, placement: Placement): string {
+  const real = ctx.fs.processPath(placement.target)
+  return `file_path ${quoted(filePath)} is outside the workspace ${placement.root.displayPath}${real === filePath ? '' : ` (it resolves to ${real})`}`
 }

@@ -60,7 +60,7 @@ describe('outside the workspace (default ask, no approval service: denied)', () 
     const ws = await dir()
     const result = await readAs(host, ws, join(outside, 'secret.txt'))
     expect(result.isError).toBe(true)
-    expect(result.text).toBe(`Error: ${join(outside, 'secret.txt')} is outside the workspace ${ws}`)
+    expect(result.text).toBe(`Error: file_path "${join(outside, 'secret.txt')}" is outside the workspace ${ws}`)
   })
 
   it('a symlink inside pointing out is outside (realpath containment)', async () => {
@@ -89,7 +89,7 @@ describe('outside the workspace (default ask, no approval service: denied)', () 
     host = await readHost({ outsideWorkspace: 'deny' })
     expect(await readAs(host, host.cwd, join(outside, 'open.txt'))).toEqual({
       isError: true,
-      text: `Error: ${join(outside, 'open.txt')} is outside the workspace ${host.cwd} (outsideWorkspace: deny) — read a file inside the workspace`,
+      text: `Error: file_path "${join(outside, 'open.txt')}" is outside the workspace ${host.cwd} (outsideWorkspace: deny) — read a file inside the workspace`,
     })
   })
 
@@ -105,7 +105,7 @@ describe('outside the workspace (default ask, no approval service: denied)', () 
     })
     const path = join(outside, 'asked.txt')
     expect(await throughAgent(host, { file_path: path })).toEqual({ callId: 'r1', isError: false, text: '1\tasked' })
-    expect(asked).toEqual([`read_file: ${path} is outside the workspace ${host.cwd}`])
+    expect(asked).toEqual([`read_file: file_path "${path}" is outside the workspace ${host.cwd}`])
     answer = 'rejected'
     const rejected = await throughAgent(host, { file_path: path })
     expect(rejected.isError).toBe(true)
@@ -146,6 +146,6 @@ describe('a missing path outside', () => {
     const outside = await dir()
     await mkdir(join(outside, 'sub'))
     const result = await readAs(host, host.cwd, join(outside, 'sub', 'missing.txt'))
-    expect(result.text).toBe(`Error: ${join(outside, 'sub', 'missing.txt')} is outside the workspace ${host.cwd}`)
+    expect(result.text).toBe(`Error: file_path "${join(outside, 'sub', 'missing.txt')}" is outside the workspace ${host.cwd}`)
   })
 })
