@@ -28,7 +28,7 @@ export const DEFAULT_GUIDANCE = 'Start servers, watchers and long jobs with run_
 const positiveInt = (value: number) => z.natural().min(1).default(value)
 
 export const Config: z<Partial<Config>, Config> = z.object({
-  toolName: z.string().pattern(/^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/).default('bash_bg')
+  toolName: z.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('bash_bg')
     .description('The tool name the model calls.'),
   guidance: z.string().default(DEFAULT_GUIDANCE).description("Prompt section text; '' = none."),
   order: z.number().default(1550).description('Prompt section order.'),

@@ -81,8 +81,8 @@ async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<bool
 }
 
 function corrupt(target: FsTarget, format: ImageFormat, cause: unknown): FsError {
-  const detail = cause instanceof Error ? cause.message.split('\n')[0] : String(cause)
-  return new FsError(`cannot read "${target.displayPath}": corrupt ${formatName(format)} image (${detail})`, 'FS_NOT_TEXT', { cause })
+  const detail = (cause instanceof Error ? cause.message.split('\n')[0]! : String(cause)).replace(/[\s:]+$/u, '')
+  return new FsError(`cannot read "${target.displayPath}": corrupt ${formatName(format)} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
 }
 
 /**

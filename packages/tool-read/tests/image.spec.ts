@@ -175,13 +175,13 @@ describe('image errors', () => {
     await writeFile(join(on.cwd, 'broken.png'), whole.subarray(0, Math.floor(whole.length / 2)))
     const result = await execTool(on.ctx, 'read_file', { file_path: 'broken.png' }, { agent: on.agent() })
     expect(result.isError).toBe(true)
-    expect(textOf(result)).toMatch(new RegExp(`^Error: cannot read "${join(on.cwd, 'broken.png')}": corrupt PNG image \\(.+\\)$`))
+    expect(textOf(result)).toMatch(new RegExp(`^Error: cannot read "${join(on.cwd, 'broken.png')}": corrupt PNG image \\(.+[^:]\\) — regenerate the image, or read another file$`))
   })
 
   it('a truncated BMP is a clear error', async () => {
     const on = await imageHost({ store: false, imageInput: false })
     await writeFile(join(on.cwd, 'cut.bmp'), bmp(20, 20).subarray(0, 100))
-    expect(textOf(await execTool(on.ctx, 'read_file', { file_path: 'cut.bmp' }))).toBe(`Error: cannot read "${join(on.cwd, 'cut.bmp')}": corrupt BMP image (truncated BMP pixel data)`)
+    expect(textOf(await execTool(on.ctx, 'read_file', { file_path: 'cut.bmp' }))).toBe(`Error: cannot read "${join(on.cwd, 'cut.bmp')}": corrupt BMP image (truncated BMP pixel data) — regenerate the image, or read another file`)
   })
 
   it('an image that cannot fit the store\'s byte limit even downscaled is refused', async () => {
