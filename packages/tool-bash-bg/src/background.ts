@@ -13,7 +13,7 @@ import { ProcessGroup } from './group.ts'
 import { spawnFailed, type Launch } from './launch.ts'
 import { LogWriter } from './log-writer.ts'
 import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
-import { DEFAULT_KILL, terminateGroup } from './terminate.ts'
+import { terminateGroup } from './terminate.ts'
 
 /** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
 const DRAIN_AFTER_EMPTY_MS = 1000
@@ -29,6 +29,8 @@ export interface ShellInit {
   launch: Launch
   outputFile: string
   maxLogBytes: number
+  /** The registry's current bare job_kill request (read when the host cancels). */
+  defaultKill: () => KillRequest
 }
 
 function closedOrTimeout(streams: readonly Readable[], ms: number): Promise<void> {
@@ -61,7 +63,10 @@ export class BackgroundShell {
   private readonly decoder = new StringDecoder('utf8')
 
   /** Spawn synchronously (a host job's `run` must return at once); throws when nothing started. */
+  private readonly defaultKill: () => KillRequest
+
   constructor(init: ShellInit) {
+    this.defaultKill = init.defaultKill
     this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
     const [program, ...args] = init.launch.argv
     let child: ChildProcess
@@ -160,11 +165,11 @@ export class BackgroundShell {
   /**
    * The host job's cancel: synchronous, never throws; carries out a stored kill_shell request
    * once. The host cancels again for a job still stopping (the user's job_kill after a
-   * kill_shell force:false): that one is a bare job_kill, SIGTERM, 5 s, SIGKILL.
+   * kill_shell force:false): that one is a bare job_kill, the registry's defaultKill.
    */
   cancel(): void {
     try {
-      const request = this.record.kill_request ?? DEFAULT_KILL
+      const request = this.record.kill_request ?? this.defaultKill()
       delete this.record.kill_request
       this.terminate(request).catch(() => {})
     } catch {

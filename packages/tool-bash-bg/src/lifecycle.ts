@@ -9,7 +9,6 @@ import { join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import { installExitGuard } from './exit-guard.ts'
 import { ShellRegistry } from './registry.ts'
-import { DEFAULT_KILL } from './terminate.ts'
 
 /** A registry that lives and dies with `ctx`'s fiber. */
 export function startRegistry(ctx: Context): ShellRegistry {
@@ -22,7 +21,7 @@ export function startRegistry(ctx: Context): ShellRegistry {
   })
   ctx.effect(() => async () => {
     uninstallGuard()
-    await registry.terminateAll(DEFAULT_KILL)
+    await registry.terminateAll(registry.defaultKill)
     rmSync(logDir, { recursive: true, force: true })
   }, 'tool-bash-bg shells')
   return registry

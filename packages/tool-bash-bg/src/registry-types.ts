@@ -60,6 +60,12 @@ export interface ShellRecord {
 export interface BackgroundShellRegistry {
   /** The private 0700 directory holding every shell's log. */
   readonly logDir: string
+  /**
+   * What a bare host `job_kill` (a job's cancel with no kill_shell request stored) does:
+   * SIGTERM, then SIGKILL after `timeoutMs` (5000 until tool-kill-shell sets its configured
+   * default here).
+   */
+  defaultKill: KillRequest
   register(record: ShellRecord): void
   get(id: string): ShellRecord | undefined
   /** Look a shell up by its id or its host job id. */

@@ -9,6 +9,7 @@ import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShell } from './background.ts'
 import { scanGroups, signalGroup } from './process-group.ts'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
+import { DEFAULT_KILL } from './terminate.ts'
 
 const HOUR_MS = 60 * 60 * 1000
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
@@ -20,6 +21,7 @@ interface Entry {
 
 export class ShellRegistry implements BackgroundShellRegistry {
   private readonly entries = new Map<string, Entry>()
+  defaultKill: KillRequest = DEFAULT_KILL
 
   constructor(readonly logDir: string) {}
 

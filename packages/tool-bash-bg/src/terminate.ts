@@ -9,7 +9,7 @@ import type { KillOutcome, KillRequest } from './registry-types.ts'
 /** After SIGKILL, how long to wait for the kernel to finish the group before reporting survivors. */
 const AFTER_SIGKILL_MS = 1000
 
-/** A bare host `job_kill`: SIGTERM, then SIGKILL after kill_shell's default timeout. */
+/** A bare host `job_kill` until tool-kill-shell sets its own default (registry.defaultKill). */
 export const DEFAULT_KILL: KillRequest = { signal: 'SIGTERM', force: true, timeoutMs: 5000 }
 
 /** `onSignalled` runs (synchronously) once the first signal reached a live group. */

@@ -75,7 +75,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — stop one with kill_shell, then retry`, 'TOO_MANY_SHELLS')
     }
     const id = registry.newId()
-    const init = { id, command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: join(registry.logDir, `${id}.log`) }
+    const init = { id, command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: join(registry.logDir, `${id}.log`), defaultKill: () => registry.defaultKill }
     let shell: BackgroundShell | undefined
     const jobs = ctx.get('jobs')
     if (jobs !== undefined && exec.agent !== undefined) {

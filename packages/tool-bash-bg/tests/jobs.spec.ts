@@ -41,6 +41,22 @@ describe('host jobs', () => {
     expect(snapshot).toMatchObject({ status: 'killed', detail: 'signal: SIGTERM' })
   })
 
+  it('a bare job_kill carries out the registry\'s defaultKill (what tool-kill-shell configures)', async () => {
+    host = await withJobs()
+    const agent = host.agent()
+    const mark = marker('defkill')
+    const started = await execTool(host.ctx, 'bash_bg', { command: `trap '' TERM INT; exec -a ${mark} sleep 60`, run_in_background: true }, { agent })
+    const value = started.value as unknown as Bg
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
+    host.shells.defaultKill = { signal: 'SIGINT', force: true, timeoutMs: 100 }
+    const kill = await execTool(host.ctx, 'job_kill', { job_id: value.job_id }, { agent })
+    expect(kill.isError).toBe(false)
+    const outcome = await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: false, timeoutMs: 1 })
+    // The first signal was the configured one, not a hard-coded SIGTERM; it escalated.
+    expect(outcome).toMatchObject({ signal_sent: 'SIGINT', force_killed: true, survivors: [] })
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
   it('carries out a kill_shell request stored on the record when the host cancels', async () => {
     host = await withJobs()
     const agent = host.agent()

@@ -24,6 +24,7 @@ describe('a log that cannot be written', () => {
       launch: { argv: ['bash', '-c', 'sleep 0.2; echo out'], cwd: dir, env: process.env },
       outputFile: join(dir, 'bg-fail01.log'),
       maxLogBytes: 1024,
+      defaultKill: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
     } as ConstructorParameters<typeof BackgroundShell>[0])
     failWrites((shell as unknown as { writer: LogWriter }).writer)
     const record = await shell.settled
@@ -44,6 +45,7 @@ describe('a log that cannot be written', () => {
       launch: { argv: ['bash', '-c', 'echo \0'], cwd: dir, env: process.env },
       outputFile,
       maxLogBytes: 1024,
+      defaultKill: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
     } as ConstructorParameters<typeof BackgroundShell>[0])).toThrow(/could not start bash/)
     const { existsSync } = await import('node:fs')
     expect(existsSync(outputFile)).toBe(false)

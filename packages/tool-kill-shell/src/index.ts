@@ -12,6 +12,13 @@ export { Config }
 
 export function apply(ctx: Context, config: Config): void {
   checkConfig(config)
+  // A bare host job_kill waits this plugin's default timeout before SIGKILL, as kill_shell does.
+  ctx.effect(() => {
+    const registry = ctx.backgroundShells
+    const previous = registry.defaultKill
+    registry.defaultKill = { signal: 'SIGTERM', force: true, timeoutMs: config.timeoutMs }
+    return () => { registry.defaultKill = previous }
+  }, 'kill_shell default for job_kill')
   if (config.guidance !== '') {
     ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   }

@@ -107,6 +107,17 @@ describe('composition', () => {
     expect(cost).toBeLessThanOrEqual(150)
   })
 
+  it('its timeoutMs is the wait of a bare host job_kill too; disposing it restores bash-bg\'s own', async () => {
+    host = await bootHost()
+    await host.ctx.plugin(BashBg, {})
+    const shells = host.ctx.get('backgroundShells')!
+    expect(shells.defaultKill).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 5000 })
+    const fiber = await host.ctx.plugin(KillShell, { timeoutMs: 1200 })
+    expect(shells.defaultKill).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 1200 })
+    await fiber.dispose()
+    expect(shells.defaultKill).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 5000 })
+  })
+
   it('dispose removes the tool and the section; the shells stay with their registry', async () => {
     host = await bootKs()
     const fiber = await host.ctx.plugin(KillShell, { toolName: 'kill_two' })
