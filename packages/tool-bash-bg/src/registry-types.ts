@@ -66,6 +66,8 @@ export interface BackgroundShellRegistry {
    * default here).
    */
   defaultKill: KillRequest
+  /** The tool the model stops a shell with: tool-kill-shell sets its (configurable) name. */
+  stopTool: string | undefined
   register(record: ShellRecord): void
   get(id: string): ShellRecord | undefined
   /** Look a shell up by its id or its host job id. */

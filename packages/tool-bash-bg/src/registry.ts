@@ -22,6 +22,7 @@ interface Entry {
 export class ShellRegistry implements BackgroundShellRegistry {
   private readonly entries = new Map<string, Entry>()
   defaultKill: KillRequest = DEFAULT_KILL
+  stopTool: string | undefined
 
   constructor(readonly logDir: string) {}
 

@@ -27,6 +27,8 @@ export interface BackgroundValue {
   job_id?: string
   /** True when the call named a timeout, which background shells ignore. */
   timeout_ignored?: boolean
+  /** The tool that stops it in this composition (kill_shell, or the host's job_kill), if any. */
+  stop_with?: string
 }
 
 export type BashBgValue = ForegroundValue | BackgroundValue
@@ -64,7 +66,7 @@ export function renderBackground(value: BackgroundValue): string {
   const lines = [
     `Started background shell ${value.shell_id} (pid ${value.pid}${job}).`,
     `Output file: ${value.output_file}`,
-    'Read the file for output; stop the shell with kill_shell.',
+    value.stop_with === undefined ? 'Read the file for output.' : `Read the file for output; stop the shell with ${value.stop_with}.`,
   ]
   if (value.timeout_ignored === true) lines.push('[timeout does not apply to background shells; ignored]')
   return lines.join('\n')

@@ -6,7 +6,11 @@ import type { BackgroundShellRegistry, ShellRecord } from './registry-types.ts'
 const COLUMNS = [12, 21, 14, 11] as const
 const INNER = 1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1
 
-export const TASKS_HINT = 'Use kill_shell with a shell_id to stop a task.'
+/** The seed's closing hint, naming the tool that stops a task in this composition. */
+export function tasksHint(stopTool: string | undefined): string | undefined {
+  if (stopTool === 'job_kill') return 'Use job_kill with a job id to stop a task.'
+  return stopTool === undefined ? undefined : `Use ${stopTool} with a shell_id to stop a task.`
+}
 export const NO_TASKS = 'No background shells are running.'
 
 /** "5 min ago" style age. */
@@ -27,8 +31,9 @@ function row(cells: readonly string[]): string {
   return `│ ${cells.map((text, i) => cell(text, COLUMNS[i] ?? 0)).join('')} │`
 }
 
-export function renderTasks(records: readonly ShellRecord[], now: number): string {
+export function renderTasks(records: readonly ShellRecord[], now: number, stopTool: string | undefined): string {
   if (records.length === 0) return NO_TASKS
+  const hint = tasksHint(stopTool)
   return [
     'Active Background Tasks:',
     `┌${'─'.repeat(INNER)}┐`,
@@ -36,8 +41,7 @@ export function renderTasks(records: readonly ShellRecord[], now: number): strin
     `├${'─'.repeat(INNER)}┤`,
     ...records.map((record) => row([record.id, record.command, ago(record.started_at, now), record.status])),
     `└${'─'.repeat(INNER)}┘`,
-    '',
-    TASKS_HINT,
+    ...hint === undefined ? [] : ['', hint],
   ].join('\n')
 }
 
@@ -49,8 +53,14 @@ export function provideTasksCommand(ctx: Context, registry: BackgroundShellRegis
       description: 'List running background shells.',
       handler: ({ agent }) => {
         const shells = registry.running().filter((record) => record.owner === agent.id || record.owner === '')
-        return { kind: 'success', text: renderTasks(shells, Date.now()) }
+        return { kind: 'success', text: renderTasks(shells, Date.now(), stopToolOf(ctx, registry)) }
       },
     })
   })
+}
+
+/** kill_shell (under its configured name) when composed, else the host's job_kill tool when registered. */
+export function stopToolOf(ctx: Context, registry: BackgroundShellRegistry): string | undefined {
+  if (registry.stopTool !== undefined) return registry.stopTool
+  return ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill'
 }

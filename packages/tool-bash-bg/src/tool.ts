@@ -11,6 +11,7 @@ import { planLaunch } from './launch.ts'
 import { presentCall, presentResult } from './present.ts'
 import type { ShellRegistry } from './registry.ts'
 import { render, type BackgroundValue, type ForegroundValue } from './render.ts'
+import { stopToolOf } from './tasks.ts'
 
 declare module '@deepseek-ai/dsh-jobs' {
   interface JobKindMap {
@@ -72,7 +73,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     const running = registry.running(owner)
     if (running.length >= config.maxEntries) {
       const ids = running.map((record) => `${record.id} (${record.command})`).join(', ')
-      throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — stop one with kill_shell, then retry`, 'TOO_MANY_SHELLS')
+      throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${stopHint(ctx, registry)}`, 'TOO_MANY_SHELLS')
     }
     const id = registry.newId()
     const init = { id, command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: join(registry.logDir, `${id}.log`), defaultKill: () => registry.defaultKill }
@@ -100,6 +101,8 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     shell ??= new BackgroundShell(init)
     registry.track(shell)
     const { record } = shell
+    // A shell that is no host job can be stopped only by kill_shell.
+    const stopWith = registry.stopTool ?? (record.job_id === undefined ? undefined : stopToolOf(ctx, registry))
     return {
       kind: 'background',
       shell_id: record.id,
@@ -107,6 +110,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       output_file: record.output_file,
       ...record.job_id !== undefined ? { job_id: record.job_id } : {},
       ...args.timeout !== undefined ? { timeout_ignored: true } : {},
+      ...stopWith === undefined ? {} : { stop_with: stopWith },
     }
   }
 
@@ -167,6 +171,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
               output_file: { type: 'string', required: true },
               job_id: { type: 'string' },
               timeout_ignored: { type: 'boolean' },
+              stop_with: { type: 'string' },
             },
           },
         ],
@@ -185,4 +190,9 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     presentCall,
     presentResult,
   })
+}
+
+function stopHint(ctx: Context, registry: ShellRegistry): string {
+  const tool = stopToolOf(ctx, registry)
+  return tool === undefined ? 'wait for one to finish, then retry' : `stop one with ${tool}, then retry`
 }

@@ -12,7 +12,7 @@ afterEach(async () => { await host?.dispose(); host = undefined })
 interface Bg { shell_id: string, pid: number, output_file: string }
 
 describe('/tasks', () => {
-  it('prints the running shells of the calling session and the kill_shell hint', async () => {
+  it('prints the running shells of the calling session and the hint of the tool that stops them', async () => {
     host = await bootBashBg({}, { before: async (h) => { await h.ctx.plugin(CommandRuntime) } })
     const agent = host.agent()
     const other = host.agent()
@@ -26,8 +26,14 @@ describe('/tasks', () => {
     expect(lines[0]).toBe('Active Background Tasks:')
     expect(lines[2]).toBe('│ ID          Command              Started       Status      │')
     expect(lines[4]).toMatch(new RegExp(`^│ ${mine.shell_id}   sleep 60             \\d+ sec ago +running     │$`))
-    expect(lines).toHaveLength(8)
-    expect(lines[7]).toBe('Use kill_shell with a shell_id to stop a task.')
+    // No kill_shell and no job_kill composed: no hint names a tool that is not there.
+    expect(lines).toHaveLength(6)
+    // tool-kill-shell, when composed, names itself on the registry.
+    host.shells.stopTool = 'kill_shell'
+    const hinted = await host.ctx.commands.execute(agent, '/tasks', [], AbortSignal.timeout(10_000))
+    const hintedLines = (hinted?.result.kind === 'success' ? hinted.result.text ?? '' : '').split('\n')
+    expect(hintedLines).toHaveLength(8)
+    expect(hintedLines[7]).toBe('Use kill_shell with a shell_id to stop a task.')
   })
 })
 

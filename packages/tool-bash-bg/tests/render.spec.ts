@@ -47,7 +47,7 @@ describe('foreground text', () => {
 
 describe('background text', () => {
   it('names the shell, pid, job and output file', () => {
-    expect(render({ kind: 'background', shell_id: 'bg-abc123', pid: 42, output_file: '/tmp/x/bg-abc123.log', job_id: 'bash_bg-1' })).toBe([
+    expect(render({ kind: 'background', shell_id: 'bg-abc123', pid: 42, output_file: '/tmp/x/bg-abc123.log', job_id: 'bash_bg-1', stop_with: 'kill_shell' })).toBe([
       'Started background shell bg-abc123 (pid 42, job bash_bg-1).',
       'Output file: /tmp/x/bg-abc123.log',
       'Read the file for output; stop the shell with kill_shell.',
@@ -57,7 +57,7 @@ describe('background text', () => {
     expect(render({ kind: 'background', shell_id: 'bg-abc123', pid: 42, output_file: '/f', timeout_ignored: true })).toBe([
       'Started background shell bg-abc123 (pid 42).',
       'Output file: /f',
-      'Read the file for output; stop the shell with kill_shell.',
+      'Read the file for output.',
       '[timeout does not apply to background shells; ignored]',
     ].join('\n'))
   })
@@ -73,7 +73,7 @@ describe('/tasks table', () => {
     expect(renderTasks([
       record('bg-a1b2c3', 'npm run dev', '2026-01-01T00:05:00Z'),
       record('bg-d4e5f6', 'a very long command that does not fit the column', '2026-01-01T00:09:30Z'),
-    ], now)).toBe([
+    ], now, 'kill_shell')).toBe([
       'Active Background Tasks:',
       '┌────────────────────────────────────────────────────────────┐',
       '│ ID          Command              Started       Status      │',
@@ -85,8 +85,14 @@ describe('/tasks table', () => {
       'Use kill_shell with a shell_id to stop a task.',
     ].join('\n'))
   })
+  it('names the tool that stops a task here: kill_shell under its name, job_kill, or none', () => {
+    const one = [record('bg-a1b2c3', 'sleep 9', '2026-01-01T00:05:00Z')]
+    expect(renderTasks(one, now, 'stop_shell').split('\n').at(-1)).toBe('Use stop_shell with a shell_id to stop a task.')
+    expect(renderTasks(one, now, 'job_kill').split('\n').at(-1)).toBe('Use job_kill with a job id to stop a task.')
+    expect(renderTasks(one, now, undefined).split('\n').at(-1)).toBe('└────────────────────────────────────────────────────────────┘')
+  })
   it('answers in one line when nothing runs', () => {
-    expect(renderTasks([], now)).toBe('No background shells are running.')
+    expect(renderTasks([], now, 'kill_shell')).toBe('No background shells are running.')
   })
   it('ages in seconds, minutes, hours', () => {
     expect(ago('2026-01-01T00:09:59Z', now)).toBe('1 sec ago')

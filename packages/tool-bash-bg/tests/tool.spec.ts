@@ -305,7 +305,9 @@ describe('background', () => {
     const a = await startBg(host, 'sleep 60')
     const b = await startBg(host, 'sleep 61')
     const result = await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })
-    expect(result.error?.message).toBe(`too many background shells: this session already runs 2 (maxEntries 2): ${a.shell_id} (sleep 60), ${b.shell_id} (sleep 61) — stop one with kill_shell, then retry`)
+    expect(result.error?.message).toBe(`too many background shells: this session already runs 2 (maxEntries 2): ${a.shell_id} (sleep 60), ${b.shell_id} (sleep 61) — wait for one to finish, then retry`)
+    host.shells.stopTool = 'kill_shell'
+    expect((await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })).error?.message).toMatch(/— stop one with kill_shell, then retry$/)
     expect(result.error?.info?.code).toBe('TOO_MANY_SHELLS')
     await host.shells.terminate(a.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 1000 })
     expect((await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })).isError).toBe(false)

@@ -12,13 +12,15 @@ export { Config }
 
 export function apply(ctx: Context, config: Config): void {
   checkConfig(config)
-  // A bare host job_kill waits this plugin's default timeout before SIGKILL, as kill_shell does.
+  // bash_bg points the model at this tool (by its configured name), and a bare host job_kill
+  // waits this plugin's default timeout before SIGKILL, as kill_shell does.
   ctx.effect(() => {
     const registry = ctx.backgroundShells
-    const previous = registry.defaultKill
+    const previous = { defaultKill: registry.defaultKill, stopTool: registry.stopTool }
     registry.defaultKill = { signal: 'SIGTERM', force: true, timeoutMs: config.timeoutMs }
-    return () => { registry.defaultKill = previous }
-  }, 'kill_shell default for job_kill')
+    registry.stopTool = config.toolName
+    return () => Object.assign(registry, previous)
+  }, 'kill_shell on the shell registry')
   if (config.guidance !== '') {
     ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   }

@@ -107,15 +107,20 @@ describe('composition', () => {
     expect(cost).toBeLessThanOrEqual(150)
   })
 
-  it('its timeoutMs is the wait of a bare host job_kill too; disposing it restores bash-bg\'s own', async () => {
+  it('names itself to bash_bg and sets the wait of a bare host job_kill; disposing it restores bash-bg\'s own', async () => {
     host = await bootHost()
     await host.ctx.plugin(BashBg, {})
     const shells = host.ctx.get('backgroundShells')!
     expect(shells.defaultKill).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 5000 })
-    const fiber = await host.ctx.plugin(KillShell, { timeoutMs: 1200 })
+    expect(shells.stopTool).toBeUndefined()
+    const fiber = await host.ctx.plugin(KillShell, { timeoutMs: 1200, toolName: 'stop_shell' })
     expect(shells.defaultKill).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 1200 })
+    // bash_bg points the model at this tool under its configured name.
+    const started = await execTool(host.ctx, 'bash_bg', { command: 'sleep 30', run_in_background: true })
+    expect(textOf(started)).toContain('Read the file for output; stop the shell with stop_shell.')
     await fiber.dispose()
     expect(shells.defaultKill).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 5000 })
+    expect(shells.stopTool).toBeUndefined()
   })
 
   it('dispose removes the tool and the section; the shells stay with their registry', async () => {
