@@ -1,6 +1,6 @@
 /**
  * Filesystem faults, for read_file and list_directory: permission denied (real, from a host
- * process running as `nobody`: as root, modes deny nothing), files deleted or truncated during a
+ * process without the DAC capabilities: as root, modes deny nothing), files deleted or truncated during a
  * read, directories deleted during a recursive listing, FIFOs and device files (must not block or
  * read forever), a 0-byte file, no trailing newline, a 50 MB single-line file.
  */
@@ -15,30 +15,32 @@ import * as ListDir from '../../tool-list-dir/src/index.ts'
 import * as Read from '../../tool-read/src/index.ts'
 import { withinMs } from '../src/budget.ts'
 
-const NOBODY = 65534
 const BOUND = 30_000
 
 type Outcome = { isError: boolean, code?: string, text: string }
 
-/** Run tool calls in a real host process as `nobody`, on `cwd`. */
-async function asNobody(cwd: string, calls: [string, unknown][]): Promise<Outcome[]> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../fixtures/calls.ts'), cwd, JSON.stringify(calls)], {
+/**
+ * Run tool calls in a real host process that file modes bind: root without CAP_DAC_OVERRIDE and
+ * CAP_DAC_READ_SEARCH (setpriv, util-linux). Unlike switching to `nobody`, it still reads a
+ * checkout that lives under a private (0700) directory, as CI's may.
+ */
+async function unprivileged(cwd: string, calls: [string, unknown][]): Promise<Outcome[]> {
+  const drop = '-dac_override,-dac_read_search'
+  const child = spawn('setpriv', ['--bounding-set', drop, '--inh-caps', drop, '--', process.execPath, '--import', 'tsx', join(import.meta.dirname, '../fixtures/calls.ts'), cwd, JSON.stringify(calls)], {
     cwd: join(import.meta.dirname, '..'),
-    uid: NOBODY,
-    gid: NOBODY,
     env: { ...process.env, HOME: cwd },
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let out = ''
   child.stdout.on('data', (data: Buffer) => { out += String(data) })
-  const code = await withinMs(60_000, 'the nobody host', new Promise<number | null>((resolve) => child.once('exit', resolve)))
+  const code = await withinMs(60_000, 'the unprivileged host', new Promise<number | null>((resolve) => child.once('exit', resolve)))
   expect(code, out).toBe(0)
-  const parsed = JSON.parse(out) as { uid: number, results: Outcome[] }
-  expect(parsed.uid).toBe(NOBODY)
+  const parsed = JSON.parse(out) as { dacCapabilities: boolean, results: Outcome[] }
+  expect(parsed.dacCapabilities).toBe(false)
   return parsed.results
 }
 
-describe('permission denied (a real host process as nobody)', () => {
+describe('permission denied (a real host process that file modes bind)', () => {
   it('unreadable file, file in an untraversable directory, unlistable directory, unreadable child in a recursive listing', async () => {
     const root = await makeTmpDir('hardening-perm-')
     try {
@@ -48,9 +50,9 @@ describe('permission denied (a real host process as nobody)', () => {
       await writeFile(join(root, 'secret/a.txt'), 'no\n')
       await writeFile(join(root, 'open/b.txt'), 'yes\n')
       chmodSync(join(root, 'locked.txt'), 0o000)
-      chmodSync(join(root, 'secret'), 0o700)
+      chmodSync(join(root, 'secret'), 0o000) // owner (root) included: without DAC capabilities modes bind the owner too
       chmodSync(root, 0o755)
-      const [locked, inSecret, listSecret, recursive, readable] = await asNobody(root, [
+      const [locked, inSecret, listSecret, recursive, readable] = await unprivileged(root, [
         ['read_file', { file_path: 'locked.txt' }],
         ['read_file', { file_path: 'secret/a.txt' }],
         ['list_directory', { path: 'secret' }],
