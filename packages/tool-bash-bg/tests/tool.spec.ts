@@ -193,6 +193,8 @@ describe('background', () => {
     const value = await startBg(host, `exec -a ${mark} sleep 60`)
     expect(value.shell_id).toMatch(/^bg-[a-z0-9]{6}$/)
     expect(value).not.toHaveProperty('job_id')
+    // The call returns at once: the leader may still be between fork and exec.
+    await until(() => pidsWithMarker(mark).length > 0, 'the leader to exec')
     expect(pidsWithMarker(mark)).toEqual([value.pid])
     expect((await stat(value.output_file)).mode & 0o777).toBe(0o600)
     expect((await stat(host.shells.logDir)).mode & 0o777).toBe(0o700)
