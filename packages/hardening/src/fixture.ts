@@ -18,3 +18,6 @@ export async function makeFixture(root: string): Promise<void> {
   await symlink('..', join(root, 'src/cli/loop'))
   await symlink('missing', join(root, 'dangling'))
 }
+
+/** The compositions filesystem specs run on: the product's dsh-fs-sandbox first, then the bare dsh-fs-local. */
+export const COMPOSITIONS = [['dsh-fs-sandbox', { sandbox: 'workspace-write' }], ['dsh-fs-local', {}]] as const

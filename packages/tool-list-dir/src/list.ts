@@ -1,9 +1,9 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { fileURLToPath } from 'node:url'
 import type { ListRequest } from './args.ts'
 import { LocalSource } from './local-source.ts'
+import { readsAreLocal } from './local-reads.ts'
 import { argumentError, checkAborted, quoted } from './errors.ts'
 import { permissionString } from './permissions.ts'
 import { ProviderSource } from './provider-source.ts'
@@ -12,15 +12,11 @@ import { walk } from './walk.ts'
 import { place, type OutsideGate } from './workspace.ts'
 
 /**
- * The local fast path applies only to the local provider when it does not confine: its targets
- * are process paths (file URLs of themselves) and no sandbox mode is set.
+ * The local fast path applies wherever the provider's reads are the local provider's own
+ * (dsh-fs-local, dsh-fs-sandbox): node:fs then sees exactly what ctx.fs would.
  */
 export function chooseSource(ctx: Context, root: Dir): DirSource {
-  if (ctx.fs.sandboxMode !== undefined || root.target === undefined) return new ProviderSource(ctx)
-  const processPath = ctx.fs.processPath(root.target)
-  const url = ctx.fs.fileUrl(root.target)
-  if (!url.startsWith('file:') || fileURLToPath(url) !== processPath) return new ProviderSource(ctx)
-  return new LocalSource()
+  return root.target !== undefined && readsAreLocal(ctx.fs) ? new LocalSource() : new ProviderSource(ctx)
 }
 
 /** Run one listing: resolve, check, walk, and shape the canonical value. */

@@ -12,22 +12,35 @@ import { mkfifo } from './fifo.ts'
 import { listDirHost, makeTree } from './harness.ts'
 
 let host: Host
-beforeAll(async () => {
-  host = await listDirHost()
+
+/** Each block runs once per composition, the product's (dsh-fs-sandbox, workspace-write) first. */
+function describeOnBoth(name: string, body: () => void): void {
+  for (const [provider, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-write' }], ['dsh-fs-local', {}]] as const) {
+    describe(`${name} (${provider})`, () => {
+      beforeAll(async () => {
+        host = await listDirHost({}, options)
+        await makeFixture(host.cwd)
+      })
+      afterAll(async () => { await host.dispose() })
+      body()
+    })
+  }
+}
+
+async function makeFixture(cwd: string): Promise<void> {
   const tree: Record<string, string | null> = {
     'src/index.ts': 'export {}', 'src/cli/ui.ts': 'abc', 'src/cli/deep/x/y/z.ts': 'z', '.hidden/h': 'h',
     'README.md': 'r'.repeat(300), 'package.json': '{}', 'empty': null, 'Ünïcode é/文件.txt': 'ü', 'b': 'B', 'A': 'a',
   }
   for (let i = 0; i < 40; i++) tree[`many/f${String(i).padStart(2, '0')}.txt`] = 'x'.repeat(i)
-  await makeTree(host.cwd, tree)
-  await symlink('src', join(host.cwd, 'to-dir'))
-  await symlink('README.md', join(host.cwd, 'to-file'))
-  await symlink('missing', join(host.cwd, 'dangling'))
-  await symlink('..', join(host.cwd, 'src/cli/loop'))
-  await mkfifo(join(host.cwd, 'fifo'))
-  await writeFile(join(host.cwd, 'src/cli/deep/big.bin'), Buffer.alloc(70_000))
-})
-afterAll(async () => { await host.dispose() })
+  await makeTree(cwd, tree)
+  await symlink('src', join(cwd, 'to-dir'))
+  await symlink('README.md', join(cwd, 'to-file'))
+  await symlink('missing', join(cwd, 'dangling'))
+  await symlink('..', join(cwd, 'src/cli/loop'))
+  await mkfifo(join(cwd, 'fifo'))
+  await writeFile(join(cwd, 'src/cli/deep/big.bin'), Buffer.alloc(70_000))
+}
 
 const run = (args: ListArgs, source: 'local' | 'provider'): Promise<Listing> => listDirectory(
   host.ctx,
@@ -66,7 +79,7 @@ const render = (value: Listing, args: ListArgs): string => {
   return renderListing(value, { ...request, toolName: 'list_directory', pathArg: args.path })
 }
 
-describe('the local fast path gives the same value and text as the ctx.fs path', () => {
+describeOnBoth('the local fast path gives the same value and text as the ctx.fs path', () => {
   for (const args of cases) {
     it(JSON.stringify(args), async () => {
       const local = await run(args, 'local')
@@ -100,7 +113,7 @@ describe('the local fast path gives the same value and text as the ctx.fs path',
       .rejects.toThrow('sort "modified" needs modification times, which this filesystem provider does not report — use sort "name" or "size"')
   })
 
-  it('the fast path is chosen only for the local provider when it does not confine', async () => {
+  it('the fast path is chosen for this provider (its reads are the local ones)', async () => {
     const target = await host.ctx.fs.resolve('.')
     expect(chooseSource(host.ctx, { display: target.displayPath, target }).kind).toBe('local')
   })

@@ -123,23 +123,22 @@ describe('faults during a listing', () => {
 })
 
 describe('under the real sandboxing filesystem (the dsh base bundle)', () => {
-  it('lists through ctx.fs, not the fast path, with the same text', async () => {
+  it('lists with the fast path (its reads are the local ones), with the same text and full metadata', async () => {
     const sandboxed = await bootHost({ cwd: host.cwd, sandbox: 'workspace-write' })
     try {
       await sandboxed.ctx.plugin(ListDir, {})
       expect(sandboxed.ctx.fs.sandboxMode).toBe('workspace-write')
       const target = await sandboxed.ctx.fs.resolve('.')
-      expect(chooseSource(sandboxed.ctx, { display: target.displayPath, target }).kind).toBe('provider')
+      expect(chooseSource(sandboxed.ctx, { display: target.displayPath, target }).kind).toBe('local')
       const expected = textOf(await execTool(host.ctx, 'list_directory', { path: 'a', recursive: true }))
       expect(expected).toContain('locked/')
       expect(textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', recursive: true }))).toBe(expected)
-      // What ctx.fs cannot report is said, never silently dropped.
       await symlink('open', join(host.cwd, 'a/alias'))
-      expect(textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', recursive: true }))).toContain('└── alias (symlink)')
-      expect(textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', long: true })))
-        .toContain('[modified times, permissions and link targets are not reported by this filesystem provider]')
-      expect(textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', sort: 'modified' })))
-        .toBe('Error: sort "modified" needs modification times, which this filesystem provider does not report — use sort "name" or "size"')
+      expect(textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', recursive: true }))).toContain('└── alias -> open')
+      const long = textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', long: true }))
+      expect(long).not.toContain('not reported by this filesystem provider')
+      expect(long).toBe(textOf(await execTool(host.ctx, 'list_directory', { path: 'a', long: true })))
+      expect(textOf(await execTool(sandboxed.ctx, 'list_directory', { path: 'a', sort: 'modified' }))).not.toMatch(/^Error/)
     } finally {
       await sandboxed.dispose()
     }

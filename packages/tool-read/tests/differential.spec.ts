@@ -1,6 +1,7 @@
 /**
  * The local fast path must give byte-identical results to the ctx.fs provider path: same
- * windows, same totals and estimates, same errors. Both run here on the same files.
+ * windows, same totals and estimates, same errors. Both run here on the same files, on both
+ * providers whose reads are local: the bare dsh-fs-local and the product's dsh-fs-sandbox.
  */
 import { mkdir, open, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -14,8 +15,17 @@ import type { WindowRequest } from '../src/window.ts'
 import { readHost } from './harness.ts'
 
 let host: Host
-beforeAll(async () => { host = await readHost() })
-afterAll(async () => { await host.dispose() })
+
+/** Each block runs once per composition, the product's (dsh-fs-sandbox, workspace-write) first. */
+function describeOnBoth(name: string, body: () => void): void {
+  for (const [provider, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-write' }], ['dsh-fs-local', {}]] as const) {
+    describe(`${name} (${provider})`, () => {
+      beforeAll(async () => { host = await readHost({}, options) })
+      afterAll(async () => { await host.dispose() })
+      body()
+    })
+  }
+}
 
 const CHUNK = 64 * 1024
 
@@ -58,7 +68,7 @@ const cases: Record<string, () => Buffer> = {
   'only newlines': () => Buffer.from('\n\n\n'),
 }
 
-describe('fast path = provider path', () => {
+describeOnBoth('fast path = provider path', () => {
   for (const [name, make] of Object.entries(cases)) {
     it(name, async () => {
       const file = `${name.replace(/\W+/g, '-')}.txt`
@@ -116,28 +126,26 @@ describe('fast path = provider path', () => {
     expect(totals.slice(3)).toEqual([true, true])
   })
 
-  it('the fast path is used only for the plain local provider', async () => {
+  it('the fast path serves this provider, and the whole tool reads the same as with the other one', async () => {
     const target = await host.ctx.fs.resolve(host.cwd)
     expect(await localPath(host.ctx, target)).toBe(host.cwd)
-    const sandboxed = await readHost({}, { sandbox: 'workspace-write' })
+    const other = await readHost({}, host.ctx.fs.sandboxMode === undefined ? { sandbox: 'workspace-write' } : {})
     try {
-      expect(await localPath(sandboxed.ctx, await sandboxed.ctx.fs.resolve(sandboxed.cwd))).toBeUndefined()
-      // And through the whole tool, the sandboxed provider gives the same text.
       const content = Array.from({ length: 3000 }, (_, i) => `l${i} ${'é'.repeat(i % 7)}`).join('\n')
       await writeFile(join(host.cwd, 'same.txt'), content)
-      await writeFile(join(sandboxed.cwd, 'same.txt'), content)
+      await writeFile(join(other.cwd, 'same.txt'), content)
       for (const args of [{}, { offset: 2990 }, { offset: 10, limit: 4 }]) {
         const a = await execTool(host.ctx, 'read_file', { file_path: 'same.txt', ...args })
-        const b = await execTool(sandboxed.ctx, 'read_file', { file_path: 'same.txt', ...args })
+        const b = await execTool(other.ctx, 'read_file', { file_path: 'same.txt', ...args })
         expect(textOf(b)).toBe(textOf(a))
       }
     } finally {
-      await sandboxed.dispose()
+      await other.dispose()
     }
   })
 })
 
-describe('near-name suggestions: fast path = provider path', () => {
+describeOnBoth('near-name suggestions: fast path = provider path', () => {
   /** The not-found message for `dir/wanted` through one path or the other. */
   async function lookup(dir: string, wanted: string, fastPath: boolean): Promise<string> {
     const target = await host.ctx.fs.resolve(join(dir, wanted))

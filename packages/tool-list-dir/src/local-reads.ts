@@ -1,0 +1,23 @@
+/**
+ * Whether a filesystem provider's reads are the local provider's own, so node:fs sees exactly
+ * what the provider would. True for dsh-fs-local and for subclasses that leave every read
+ * untouched — dsh-fs-sandbox, the dsh base bundle's provider, fences only writes and edits.
+ * Judged by shape, not by `instanceof`: the host may load another copy of dsh-fs-local than
+ * this plugin would. Anything unknown answers false (the provider path).
+ *
+ * Identical in tool-list-dir and tool-read (the plugins share no runtime code).
+ */
+
+/** What the fast path stands in for (resolve and stat still go through ctx.fs on both paths). */
+const READS = ['processPath', 'lstat', 'readText', 'streamText', 'readBytes', 'listDir']
+
+export function readsAreLocal(fs: object): boolean {
+  if (READS.some((method) => Object.hasOwn(fs, method))) return false
+  for (let proto = Object.getPrototypeOf(fs); proto !== null; proto = Object.getPrototypeOf(proto)) {
+    const defined = READS.filter((method) => Object.hasOwn(proto, method))
+    if (defined.length === 0) continue
+    // The first class that defines a read must be the local provider, defining all of them.
+    return (proto as { constructor?: { name?: string } }).constructor?.name === 'LocalFileSystem' && defined.length === READS.length
+  }
+  return false
+}

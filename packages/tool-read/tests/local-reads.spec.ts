@@ -1,0 +1,49 @@
+import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LocalFileSystem } from '@deepseek-ai/dsh-fs-local'
+import type { Host } from '@gencode-ai/testkit'
+import { readsAreLocal } from '../src/local-reads.ts'
+import { readHost } from './harness.ts'
+
+describe('readsAreLocal: which providers the node:fs fast path may stand in for', () => {
+  let local: Host
+  let sandboxed: Host
+  beforeAll(async () => {
+    local = await readHost()
+    sandboxed = await readHost({}, { sandbox: 'workspace-write' })
+  })
+  afterAll(async () => {
+    await local.dispose()
+    await sandboxed.dispose()
+  })
+
+  it('the bare dsh-fs-local and the product dsh-fs-sandbox, as composed by the host', () => {
+    expect(local.ctx.fs.sandboxMode).toBeUndefined()
+    expect(readsAreLocal(local.ctx.fs)).toBe(true)
+    expect(sandboxed.ctx.fs.sandboxMode).toBe('workspace-write')
+    expect(readsAreLocal(sandboxed.ctx.fs)).toBe(true)
+  })
+
+  it('another copy of dsh-fs-local than the plugin would load (no instanceof)', async () => {
+    const entry = createRequire(import.meta.url).resolve('@deepseek-ai/dsh-fs-local')
+    const copy = await import(`${pathToFileURL(entry).href}?copy`) as { LocalFileSystem: typeof LocalFileSystem }
+    expect(copy.LocalFileSystem).not.toBe(LocalFileSystem)
+    expect(readsAreLocal(Object.create(copy.LocalFileSystem.prototype) as object)).toBe(true)
+  })
+
+  it('fails safe: a subclass that changes a read, an instance-level read, or an unknown provider', () => {
+    class Remote extends LocalFileSystem {
+      override async readText(...args: Parameters<LocalFileSystem['readText']>) { return super.readText(...args) }
+    }
+    expect(readsAreLocal(Object.create(Remote.prototype) as object)).toBe(false)
+    const patched = Object.create(LocalFileSystem.prototype) as object
+    Object.defineProperty(patched, 'streamText', { value: () => undefined })
+    expect(readsAreLocal(patched)).toBe(false)
+    class LocalFileSystemLookalike { readText() { return '' } }
+    Object.defineProperty(LocalFileSystemLookalike, 'name', { value: 'LocalFileSystem' })
+    expect(readsAreLocal(new LocalFileSystemLookalike())).toBe(false)
+    expect(readsAreLocal({})).toBe(false)
+    expect(readsAreLocal(Object.create(null) as object)).toBe(false)
+  })
+})
