@@ -1,68 +1,80 @@
 /**
- * bench/list-dir: list_directory on a generated 100,500-entry directory, against the host's
- * ctx.fs.listDir path and GNU `ls -l`, as ratios measured in the same run.
- *   npx tsx bench/list-dir/run.ts [entries]
+ * bench/list-dir: list_directory on the composition dsh mounts (dsh-sandbox-policy workspace-write
+ * + dsh-fs-sandbox), the bare dsh-fs-local beside it, against the host's ctx.fs.listDir path, GNU
+ * `ls -l` and `find -maxdepth 3`, as ratios measured in the same run.
+ *   npx tsx bench/list-dir/run.ts [flat entries] [tree files]
  */
 import '../../packages/testkit/src/polyfill.ts'
 import { execFileSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { performance } from 'node:perf_hooks'
-import { bootHost, execTool, removeTmpDir, makeTmpDir } from '@gencode-ai/testkit'
+import { bootHost, execTool, removeTmpDir, makeTmpDir, type Host } from '@gencode-ai/testkit'
 import * as ListDir from '../../packages/tool-list-dir/src/index.ts'
+import { time } from '../time.ts'
 
 const entries = Number(process.argv[2] ?? 100_500)
+const treeFiles = Number(process.argv[3] ?? 50_000)
 
-async function time(label: string, runs: number, fn: () => Promise<unknown> | unknown): Promise<number> {
-  await fn() // warm-up
-  const samples: number[] = []
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now()
-    await fn()
-    samples.push(performance.now() - start)
+async function makeFiles(dir: string, names: string[]): Promise<void> {
+  for (let start = 0; start < names.length; start += 2000) {
+    await Promise.all(names.slice(start, start + 2000).map((name, k) => writeFile(join(dir, name), 'x'.repeat((start + k) % 97))))
   }
-  samples.sort((a, b) => a - b)
-  const median = samples[Math.floor(samples.length / 2)]!
-  console.log(`${label.padEnd(44)} ${median.toFixed(1).padStart(9)} ms (median of ${runs})`)
-  return median
 }
 
 const dir = await makeTmpDir('bench-list-')
 const big = join(dir, 'big')
 await mkdir(big)
 for (let i = 0; i < 500; i++) await mkdir(join(big, `dir${String(i).padStart(4, '0')}`))
-const files = entries - 500
-for (let start = 0; start < files; start += 2000) {
-  await Promise.all(Array.from({ length: Math.min(2000, files - start) }, (_, k) => writeFile(join(big, `file${String(start + k).padStart(6, '0')}.txt`), 'x'.repeat((start + k) % 97))))
+await makeFiles(big, Array.from({ length: entries - 500 }, (_, i) => `file${String(i).padStart(6, '0')}.txt`))
+// A source-like tree: 20 top directories x 25 subdirectories, files spread evenly (depth 3).
+const tree = join(dir, 'tree')
+const perDir = Math.ceil(treeFiles / 500)
+for (let a = 0; a < 20; a++) {
+  for (let b = 0; b < 25; b++) {
+    const sub = join(tree, `pkg${a}`, `mod${b}`)
+    await mkdir(sub, { recursive: true })
+    await makeFiles(sub, Array.from({ length: perDir }, (_, i) => `f${i}.ts`))
+  }
 }
-console.log(`bench/list-dir: ${entries} entries in ${big}`)
+console.log(`bench/list-dir: ${entries} entries in one directory; ${20 * 25 * perDir} files in a depth-3 tree`)
 
-const host = await bootHost({ cwd: dir })
-await host.ctx.plugin(ListDir, {})
-const target = await host.ctx.fs.resolve(big)
+async function listHost(sandbox: boolean): Promise<Host> {
+  const host = await bootHost({ cwd: dir, ...sandbox ? { sandbox: 'workspace-write' as const } : {} })
+  await host.ctx.plugin(ListDir, {})
+  return host
+}
+const product = await listHost(true)
+const bare = await listHost(false)
+const call = (host: Host, args: object) => async () => {
+  const result = await execTool(host.ctx, 'list_directory', args)
+  if (result.isError) throw new Error(`list_directory failed: ${JSON.stringify(result.error)}`)
+}
+const quiet = { stdio: ['ignore', 'ignore', 'ignore'] } as const
 
-const ours = await time('list_directory (default args)', 7, async () => {
-  const result = await execTool(host.ctx, 'list_directory', { path: 'big' })
-  if (result.isError) throw new Error('list_directory failed')
-})
-const ourLong = await time('list_directory long=true', 5, () => execTool(host.ctx, 'list_directory', { path: 'big', long: true }))
-const ourSorted = await time('list_directory sort=size (stats every entry)', 3, () => execTool(host.ctx, 'list_directory', { path: 'big', sort: 'size' }))
-const provider = await time('ctx.fs.listDir (host path)', 1, () => host.ctx.fs.listDir(target))
-const lsl = await time('ls -l > /dev/null', 5, () => execFileSync('ls', ['-l', big], { stdio: ['ignore', 'ignore', 'ignore'] }))
-const lsf = await time('ls -f > /dev/null', 5, () => execFileSync('ls', ['-f', big], { stdio: ['ignore', 'ignore', 'ignore'] }))
+console.log('\nflat, 100k entries')
+const flat = await time('list_directory, product composition', 7, call(product, { path: 'big' }))
+const flatBare = await time('list_directory, bare dsh-fs-local', 7, call(bare, { path: 'big' }))
+const flatLong = await time('list_directory long=true, product', 5, call(product, { path: 'big', long: true }))
+const flatSize = await time('list_directory sort=size, product', 3, call(product, { path: 'big', sort: 'size' }))
+const listDir = await time('ctx.fs.listDir (the host path), product', 1, async () => product.ctx.fs.listDir(await product.ctx.fs.resolve(big)))
+const lsl = await time('ls -l > /dev/null', 5, () => execFileSync('ls', ['-l', big], quiet))
 
-const sandboxed = await bootHost({ cwd: dir, sandbox: 'workspace-write' })
-await sandboxed.ctx.plugin(ListDir, {})
-const viaProvider = await time('list_directory under dsh-fs-sandbox (ctx.fs)', 1, () => execTool(sandboxed.ctx, 'list_directory', { path: 'big' }))
+console.log('\nrecursive depth 3, 50k files')
+const deep = await time('list_directory recursive, product', 7, call(product, { path: 'tree', recursive: true, depth: 3 }))
+const deepBare = await time('list_directory recursive, bare dsh-fs-local', 7, call(bare, { path: 'tree', recursive: true, depth: 3 }))
+const find = await time('find -maxdepth 3 > /dev/null', 7, () => execFileSync('find', [tree, '-maxdepth', '3'], quiet))
 
-console.log('')
-console.log(`speed-up vs ctx.fs.listDir:      ${(provider / ours).toFixed(1)}x   (target >= 20x)`)
-console.log(`ratio to ls -l:                  ${(ours / lsl).toFixed(2)}   (target <= 1.00)`)
-console.log(`ratio to ls -f:                  ${(ours / lsf).toFixed(2)}`)
-console.log(`long=true ratio to ls -l:        ${(ourLong / lsl).toFixed(2)}`)
-console.log(`sort=size ratio to ls -l:        ${(ourSorted / lsl).toFixed(2)}`)
-console.log(`sandboxed (ctx.fs) vs fast path: ${(viaProvider / ours).toFixed(1)}x slower`)
+const ratio = (label: string, value: number, target: string) => console.log(`${label.padEnd(52)} ${value.toFixed(2).padStart(6)}   ${target}`)
+console.log('\nproduct composition (dsh-fs-sandbox, workspace-write)')
+ratio('flat 100k: list_directory / ls -l', flat / lsl, '(target <= 1.00)')
+ratio('flat 100k: ctx.fs.listDir / list_directory', listDir / flat, '(target >= 20)')
+ratio('flat 100k long=true / ls -l', flatLong / lsl, '')
+ratio('flat 100k sort=size / ls -l', flatSize / lsl, '')
+ratio('recursive depth 3: list_directory / find -maxdepth 3', deep / find, '(target <= 1.50)')
+console.log('bare dsh-fs-local, same run')
+ratio('flat 100k: list_directory / ls -l', flatBare / lsl, '')
+ratio('recursive depth 3: list_directory / find -maxdepth 3', deepBare / find, '')
 
-await sandboxed.dispose()
-await host.dispose()
+await product.dispose()
+await bare.dispose()
 await removeTmpDir(dir)

@@ -1,5 +1,5 @@
 import { lstatSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs'
-import { readdir, realpath } from 'node:fs/promises'
+import { lstat, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { checkAborted } from './errors.ts'
@@ -22,11 +22,15 @@ export class LocalSource implements DirSource {
 
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
     // A subdirectory swapped for a symlink after its parent was read would lead the walk
-    // elsewhere: its path, built from the root's realpath, must still be its own realpath.
-    if (dir.nested === true && await realpath(dir.local as string) !== dir.local) {
+    // elsewhere: it must still be a directory, not a link, when it is read (an lstat beside the
+    // readdir, no extra round trip; a realpath per directory cost as much as the readdir).
+    const [info, dirents] = await Promise.all([
+      dir.nested === true ? lstat(dir.local as string) : undefined,
+      readdir(dir.local as string, { withFileTypes: true }),
+    ])
+    if (info !== undefined && !info.isDirectory()) {
       throw Object.assign(new Error(`${dir.display} changed during listing`), { code: 'CHANGED' })
     }
-    const dirents = await readdir(dir.local as string, { withFileTypes: true })
     checkAborted(signal)
     const children = dirents.map((dirent): Child => ({ name: dirent.name, type: direntType(dirent) }))
     if (links === 'follow') {

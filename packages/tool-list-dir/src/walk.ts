@@ -5,6 +5,12 @@ import { compareBy, type SortKey } from './sort.ts'
 /** The walk stops counting here; totals past it are reported as lower bounds, never as exact. */
 export const WALK_BUDGET = 200_000
 
+/**
+ * Subdirectories read ahead of the pre-order visit, per directory being visited: the reads
+ * overlap (one awaited readdir after another costs about 2x `find` on a source tree).
+ */
+const READ_AHEAD = 8
+
 export interface WalkOptions {
   /** Levels shown below the listed directory (1 = direct children). */
   depth: number
@@ -76,8 +82,15 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
     return false
   }
 
-  const visit = async (dir: Dir, prefix: string, level: number): Promise<void> => {
-    const children = (await source.children(dir, options.links, options.signal))
+  /** Start reading a directory; the result is awaited later, or dropped when the walk stops early. */
+  const read = (dir: Dir): Promise<Child[]> => {
+    const listed = source.children(dir, options.links, options.signal)
+    listed.catch(() => undefined)
+    return listed
+  }
+
+  const visit = async (dir: Dir, listed: Promise<Child[]>, prefix: string, level: number): Promise<void> => {
+    const children = (await listed)
       .filter((child) => {
         if (!options.ignore(child.name)) return true
         result.ignored++
@@ -91,19 +104,28 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
       if (list(item)) lastShown = item
       else if (lastShown !== undefined) lastShown.siblingsCut = true
     }
+    const subdirs = level < options.depth ? children.filter((child) => child.type === 'directory') : []
+    const reads = new Map<Child, [Dir, Promise<Child[]>]>()
+    let visited = 0
     for (const child of children) {
       const item: Item = { child, rel: prefix === '' ? child.name : `${prefix}/${child.name}`, dir }
       const listed = passes(child, item.rel, options)
       if (listed) listHere(item)
       else result.filtered++
       if (child.type !== 'directory' || level >= options.depth) continue
+      visited++
       // Every child of a directory already read is counted; the budget only stops descending.
       if (result.total >= WALK_BUDGET) {
         result.partial = true
         continue
       }
+      for (const ahead of subdirs.slice(reads.size, visited + READ_AHEAD)) {
+        const subdir = source.child(dir, ahead.name, ahead)
+        reads.set(ahead, [subdir, read(subdir)])
+      }
+      const [subdir, sublisted] = reads.get(child)!
       try {
-        await visit(source.child(dir, child.name, child), item.rel, level + 1)
+        await visit(subdir, sublisted, item.rel, level + 1)
       } catch (error) {
         checkAborted(options.signal)
         // An unreadable or vanished subdirectory is reported on its entry, not fatal; it is
@@ -117,7 +139,7 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
     }
   }
 
-  await visit(root, '', 1)
+  await visit(root, read(root), '', 1)
   await fetchDetails(source, result.shown, options)
   return result
 }
