@@ -1,7 +1,7 @@
 // read_file bench: a generated 1 GiB text file (temp dir, deleted after). Reports ratios against
-// head and sed measured in the same run, and the RSS growth of each read. The product path
-// (dsh-fs-sandbox, where the local fast path is off) is also timed against the first-party `read`
-// (dsh-tool-fs) on the same host, alternating with the same sed/head runs.
+// head and sed measured in the same run, and the RSS growth of each read: first on the composition
+// dsh mounts (dsh-sandbox-policy workspace-write + dsh-fs-sandbox), beside the first-party `read`
+// (dsh-tool-fs) on the same host; then on the bare dsh-fs-local.
 // Usage: node --expose-gc bench/read/run.mjs   (needs the built package: npx tsc -b packages/tool-read)
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, openSync, writeSync, closeSync, rmSync, realpathSync } from 'node:fs'
@@ -63,10 +63,6 @@ async function call(ctx, name, args) {
 }
 const read = (ctx, args) => call(ctx, 'read_file', args)
 const firstParty = (ctx, args) => call(ctx, 'read', args)
-/** The provider's decoded stream alone, consumed and dropped: the floor of any provider-path reader. */
-async function streamOnly(ctx) {
-  for await (const chunk of await ctx.fs.streamText(await ctx.fs.resolve(file), new AbortController().signal)) void chunk
-}
 
 const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]
 
@@ -117,29 +113,27 @@ try {
 
   const headArgs = ['-n', '2000', file]
   const sedArgs = ['-n', `${a},${b}p;${b}q`, file]
-  const first = await measure('head', headArgs, [() => read(local, {})], 9)
-  const end = await measure('sed', sedArgs, [() => read(local, { offset: a })], 5)
-  const firstProvider = await measure('head', headArgs, [() => read(sandboxed, {})], 9)
-  const endProvider = await measure('sed', sedArgs, [() => read(sandboxed, { offset: a }), () => firstParty(sandboxed, { offset: a, limit: 2000 }), () => streamOnly(sandboxed)], 5)
+  const first = await measure('head', headArgs, [() => read(sandboxed, {}), () => read(local, {})], 9)
+  const end = await measure('sed', sedArgs, [() => read(sandboxed, { offset: a }), () => firstParty(sandboxed, { offset: a, limit: 2000 }), () => read(local, { offset: a })], 5)
   const firstFirstParty = await measure('head', headArgs, [() => firstParty(sandboxed, { limit: 2000 })], 3)
 
-  const check = await read(local, { offset: a })
+  const check = await read(sandboxed, { offset: a })
   const shown = check.value.lines.length
   const theirs = await firstParty(sandboxed, { offset: a, limit: 2000 })
   if (theirs.value.lines.length !== shown) throw new Error(`first-party read showed ${theirs.value.lines.length} lines, read_file ${shown}: not the same window`)
   const row = (name, { ms, rssMB }, base, target) => `${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2).padStart(6)}x  rss +${rssMB.toFixed(1)} MB  (${target})`
-  const [endOurs, endTheirs, endFloor] = endProvider.results
+  const [firstOurs, firstBare] = first.results
+  const [endOurs, endTheirs, endBare] = end.results
   console.log(`file: ${(SIZE / 2 ** 30).toFixed(2)} GiB, ${lines} lines; window near the end: lines ${a}-${b} (${shown} shown, by both tools)`)
-  console.log(`head -n 2000: ${first.base.toFixed(1)} ms; sed -n '${a},${b}p;${b}q': ${end.base.toFixed(1)} ms (provider rows: ${endProvider.base.toFixed(1)} ms)`)
-  console.log(row('read_file first 2000 lines / head', first.results[0], first.base, 'target <= 3x'))
-  console.log(row('read_file window near the end / sed', end.results[0], end.base, 'target <= 1x'))
-  console.log('product composition (dsh-fs-sandbox: provider path):')
-  console.log(row('  read_file first 2000 lines / head', firstProvider.results[0], firstProvider.base, 'target <= 3x'))
+  console.log(`head -n 2000: ${first.base.toFixed(1)} ms; sed -n '${a},${b}p;${b}q': ${end.base.toFixed(1)} ms`)
+  console.log('product composition (dsh-sandbox-policy workspace-write + dsh-fs-sandbox):')
+  console.log(row('  read_file first 2000 lines / head', firstOurs, first.base, 'target <= 3x'))
+  console.log(row('  read_file window near the end / sed', endOurs, end.base, 'target <= 1x'))
   console.log(row('  first-party read first 2000 lines / head', firstFirstParty.results[0], firstFirstParty.base, 'baseline'))
-  console.log(row('  read_file window near the end / sed', endOurs, endProvider.base, 'target <= first-party'))
-  console.log(row('  first-party read window near the end / sed', endTheirs, endProvider.base, 'baseline'))
-  console.log(row('  ctx.fs.streamText alone, whole file / sed', endFloor, endProvider.base, 'floor of the provider path'))
-  console.log(`  read_file / first-party read, window near the end: ${(endOurs.ms / endTheirs.ms).toFixed(2)}x`)
+  console.log(row('  first-party read window near the end / sed', endTheirs, end.base, 'baseline'))
+  console.log('bare dsh-fs-local, same run:')
+  console.log(row('  read_file first 2000 lines / head', firstBare, first.base, ''))
+  console.log(row('  read_file window near the end / sed', endBare, end.base, ''))
   await local.fiber.dispose()
   await sandboxed.fiber.dispose()
 } finally {
