@@ -3,7 +3,7 @@
 // headless runs against our scripted model, and the session log as the witness.
 import { spawn, spawnSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -66,7 +66,7 @@ const OUTPUT_FILE = /Output file: (\S+)/
  * try a second one (over the profile's maxEntries: 1), read the first one's output_file until
  * its echo shows, kill it, try a write outside the workspace in the foreground, then answer. Each step reads the earlier results from the request.
  */
-function fourToolScript(probe: string, outside: string) {
+function fourToolScript(probe: string | undefined, outside: string) {
   return async (_req: unknown, results: SeenResult[]): Promise<Reply> => {
   const last = results.at(-1)
   const started = results.find((r) => r.name === 'bash_bg' && SHELL_ID.test(r.text))
@@ -92,11 +92,31 @@ function fourToolScript(probe: string, outside: string) {
     return { calls: [{ name: 'read_file', args: { file_path: outside } }] }
   }
   // Last, a foreground command writing outside the workspace: the sandbox must stop it.
-  if (!results.some((r) => r.name === 'bash_bg' && r.args.run_in_background !== true)) {
+  if (probe !== undefined && !results.some((r) => r.name === 'bash_bg' && r.args.run_in_background !== true)) {
     return { calls: [{ name: 'bash_bg', args: { command: `echo probe > ${probe}; echo "write exit=$?"` } }] }
   }
   return { text: 'four tools done' }
   }
+}
+
+/**
+ * Where the sandbox probe writes: outside the workspace and outside the temp areas workspace-write
+ * leaves writable (/tmp and os.tmpdir(), where a checkout or even HOME may live), in a directory
+ * this test can write to: HOME, the checkout, or /var/tmp. Undefined when none qualifies.
+ */
+function sandboxProbeDir(): string | undefined {
+  const temp = ['/tmp', tmpdir()].map((area) => realpathSync(area))
+  for (const dir of [homedir(), root, '/var/tmp']) {
+    let real: string
+    try {
+      real = realpathSync(dir)
+      accessSync(real, constants.W_OK)
+    } catch {
+      continue
+    }
+    if (!temp.some((area) => real === area || real.startsWith(`${area}/`))) return real
+  }
+  return undefined
 }
 
 describe('the real dsh CLI with the four plugins', () => {
@@ -141,10 +161,8 @@ describe('the real dsh CLI with the four plugins', () => {
     }
     expect(dump.stdout).toContain("process.env.DSH_PERMISSION_MODE ?? 'workspace-write'")
 
-    // Outside the workspace and outside the temp areas workspace-write leaves writable (/tmp and
-    // os.tmpdir(), where a checkout may live too): the home directory.
-    const probe = join(homedir(), `.gencode-sandbox-probe-${process.pid}`)
-    expect(['/tmp', tmpdir()].some((area) => probe.startsWith(`${area}/`)), `probe ${probe} must be outside the temp areas`).toBe(false)
+    const probeHome = sandboxProbeDir()
+    const probe = probeHome && join(probeHome, `.gencode-sandbox-probe-${process.pid}`)
     const outside = join(tmp, 'outside.txt')
     writeFileSync(outside, 'secret\n')
     const model = await startScriptedModel(fourToolScript(probe, outside))
@@ -191,11 +209,15 @@ describe('the real dsh CLI with the four plugins', () => {
     expect(refused.text).toContain('requires approval')
     expect(refused.text).not.toContain('secret')
     // The base bundle's workspace-write sandbox confined bash_bg: the outside write failed.
-    const foreground = byName('bash_bg').find((r) => r.args.run_in_background !== true)!
-    expect(foreground.text).toMatch(/write exit=[1-9]/)
-    const leaked = existsSync(probe)
-    rmSync(probe, { force: true })
-    expect(leaked).toBe(false)
+    if (probe === undefined) {
+      console.warn('skipped the sandbox write probe: no writable directory outside the temp areas (HOME, the checkout and /var/tmp are all under /tmp or not writable)')
+    } else {
+      const foreground = byName('bash_bg').find((r) => r.args.run_in_background !== true)!
+      expect(foreground.text).toMatch(/write exit=[1-9]/)
+      const leaked = existsSync(probe)
+      rmSync(probe, { force: true })
+      expect(leaked).toBe(false)
+    }
   }, 300_000)
 
   it('a disabled: true row in the profile removes the tool from what the model is offered', async () => {
