@@ -71,6 +71,7 @@ function fourToolScript(probe: string | undefined, outside: string) {
   const last = results.at(-1)
   const started = results.find((r) => r.name === 'bash_bg' && SHELL_ID.test(r.text))
   if (results.length === 0) return { calls: [{ name: 'list_directory', args: { path: '.' } }] }
+  if (results.length === 1) return { calls: [{ name: 'list_directory', args: { path: '.', long: true } }] }
   if (last?.name === 'list_directory') {
     return { calls: [{ name: 'bash_bg', args: { command: 'echo hello-from-bg; sleep 300', run_in_background: true, description: 'e2e sleeper' } }] }
   }
@@ -188,6 +189,10 @@ describe('the real dsh CLI with the four plugins', () => {
     expect(listing!.text).toContain('a.txt')
     expect(listing!.text).not.toContain('d.txt')
     expect(listing!.text).toMatch(/2 items truncated/)
+    // Under dsh-fs-sandbox the fast path serves the listing: long mode has modes and times.
+    const [, long] = byName('list_directory')
+    expect(long!.text).toMatch(/ r[w-][x-](?:[r-][w-][x-]){2} /)
+    expect(long!.text).not.toContain('not reported by this filesystem provider')
     // bash_bg: started, then the profile's maxEntries: 1 refuses a second running shell.
     const [started, second] = byName('bash_bg')
     expect(started!.isError).toBe(false)
