@@ -16,7 +16,7 @@ export interface Config {
   outsideWorkspace: OutsideWorkspace
 }
 
-export const DEFAULT_GUIDANCE = 'Use read_file, not cat/head/tail, to read files: text (numbered lines; page with offset/limit), images, .ipynb notebooks.'
+export const DEFAULT_GUIDANCE = 'Use read_file, not cat/head/tail/pdftotext, to read files.'
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   toolName: Schema.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('read_file')

@@ -213,7 +213,7 @@ describe('image errors', () => {
     await writeFile(join(host.cwd, 'big.png'), await png(40, 30))
     const size = (await readFile(join(host.cwd, 'big.png'))).length
     expect(textOf(await execTool(host.ctx, 'read_file', { file_path: 'big.png' }))).toBe(
-      `Error: cannot read "${join(host.cwd, 'big.png')}": ${size} bytes exceeds maxFileBytes (100) for images and notebooks, which are read whole — read a smaller file, or raise maxFileBytes in tool-read's config`,
+      `Error: cannot read "${join(host.cwd, 'big.png')}": ${size} bytes exceeds maxFileBytes (100) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`,
     )
   })
 })
