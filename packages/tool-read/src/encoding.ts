@@ -67,19 +67,24 @@ export const NUL_SAMPLE = 8192
 /** chardet names decoded as another, wider encoding (the WHATWG mapping). */
 const WIDER: Readonly<Record<string, string>> = { 'ISO-8859-1': 'windows-1252' }
 
+const MULTI_BYTE = new Set(['GB18030', 'Big5', 'Shift_JIS', 'EUC-JP', 'EUC-KR'])
+
 /**
  * The legacy encoding of a sample that is not UTF-8, or undefined when it looks binary (a NUL).
- * chardet decides when it is confident; on a short sample it often is not, and then the shape
- * decides: high bytes in pairs that form valid GB18030 are GB18030, anything else windows-1252.
+ * chardet decides when it is confident of a multi-byte encoding. On a short sample it often is
+ * not (and may be confident of a wrong single-byte one), so then the shape decides first: high
+ * bytes in runs that form valid GB18030 are GB18030; else chardet's confident single-byte
+ * answer; else windows-1252.
  */
 export function detectLegacy(sample: Uint8Array): string | undefined {
   if (sample.includes(0)) return undefined
-  const best = chardet.analyse(sample).find((match) => !/^(UTF|ISO-2022)/u.test(match.name))
-  if (best !== undefined && best.confidence >= 50) {
-    const name = WIDER[best.name] ?? best.name
-    if (knownEncoding(name)) return name
-  }
-  return pairedHighBytes(sample) && !iconv.decode(sample, 'gb18030').includes('\uFFFD') ? 'GB18030' : 'windows-1252'
+  const best = chardet.analyse(sample).find((match) => !/^(UTF|ISO-2022|ASCII)/u.test(match.name))
+  const name = best === undefined || best.confidence < 50 ? undefined : WIDER[best.name] ?? best.name
+  const confident = name !== undefined && knownEncoding(name) ? name : undefined
+  if (confident !== undefined && MULTI_BYTE.has(confident)) return confident
+  // The sample may end inside a character: its last one is not judged.
+  if (pairedHighBytes(sample) && !iconv.decode(sample, 'gb18030').slice(0, -1).includes('\uFFFD')) return 'GB18030'
+  return confident ?? 'windows-1252'
 }
 
 /** Whether most bytes above 0x7F come in runs of two or more (double-byte text), not alone (Latin text). */
