@@ -150,7 +150,7 @@ describe('a store that admits only JPEG', () => {
     for (const [file, size] of [['pic.bmp', [40, 30]], ['big.png', [2000, 66]]] as const) {
       const result = await execTool(on.ctx, 'read_file', { file_path: file }, { agent: on.agent() })
       expect(result.isError, textOf(result)).toBe(false)
-      const attached = (result.value as { attached: ImageAttachmentRef }).attached
+      const attached = (result.value as unknown as { attached: ImageAttachmentRef }).attached
       expect(attached).toMatchObject({ mediaType: 'image/jpeg', width: size[0], height: size[1] })
       const stored = await storedImage(on, { ...attached, attachmentId: AttachmentId(String(attached.attachmentId)) })
       expect(stored.format).toBe('jpeg')
