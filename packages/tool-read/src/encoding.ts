@@ -60,7 +60,7 @@ export async function* decodeChunks(chunks: AsyncIterable<Buffer>, encoding: str
 }
 
 /** The sample detection looks at: the first 64 KiB piece holding a non-ASCII byte. */
-export const SAMPLE_BYTES = 64 * 1024
+const SAMPLE_BYTES = 64 * 1024
 /** The provider's binary sample: a NUL in the first 8 KiB marks a binary file. */
 export const NUL_SAMPLE = 8192
 

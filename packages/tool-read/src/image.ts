@@ -20,11 +20,11 @@ import type { ReadRequest, ReadResult } from './reader.ts'
  * The most BMP pixels decoded: sharp's own input limit (0x3FFF squared), so a BMP gets the same
  * ceiling as every other format.
  */
-export const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
+const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp'
 
-export const IMAGE_EXTENSIONS: Readonly<Record<string, ImageFormat>> = {
+const IMAGE_EXTENSIONS: Readonly<Record<string, ImageFormat>> = {
   '.png': 'png', '.jpg': 'jpeg', '.jpeg': 'jpeg', '.gif': 'gif', '.webp': 'webp', '.bmp': 'bmp',
 }
 

@@ -9,8 +9,8 @@ import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { quoted } from './quote.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
 
-export const DEFAULT_PAGES = 10
-export const MAX_PAGES = 20
+const DEFAULT_PAGES = 10
+const MAX_PAGES = 20
 
 export type PdfRead = {
   type: 'pdf'
@@ -25,7 +25,7 @@ export function isPdf(head: Uint8Array): boolean {
 }
 
 /** "2,4-6" -> [2, 4, 5, 6]: sorted, without repeats, each within 1..total. */
-export function parsePages(pages: string, total: number, file: string): number[] {
+function parsePages(pages: string, total: number, file: string): number[] {
   const wanted = new Set<number>()
   for (const part of pages.split(',')) {
     const match = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/u.exec(part)

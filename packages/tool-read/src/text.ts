@@ -22,7 +22,7 @@ export type TextRead = TextWindow & {
   encoding: string
 }
 
-export function binaryError(target: FsTarget): FsError {
+function binaryError(target: FsTarget): FsError {
   return new FsError(
     `cannot read "${target.displayPath}": binary file (NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`,
     'FS_NOT_TEXT',
