@@ -77,7 +77,7 @@ const MULTI_BYTE = new Set(['GB18030', 'Big5', 'Shift_JIS', 'EUC-JP', 'EUC-KR'])
  * answer; else windows-1252.
  */
 export function detectLegacy(sample: Uint8Array): string | undefined {
-  if (sample.includes(0)) return undefined
+  if (sample.includes(0) || strayBytesInUtf8(sample)) return undefined
   const best = chardet.analyse(sample).find((match) => !/^(UTF|ISO-2022|ASCII)/u.test(match.name))
   const name = best === undefined || best.confidence < 50 ? undefined : WIDER[best.name] ?? best.name
   const confident = name !== undefined && knownEncoding(name) ? name : undefined
@@ -85,6 +85,17 @@ export function detectLegacy(sample: Uint8Array): string | undefined {
   // The sample may end inside a character: its last one is not judged.
   if (pairedHighBytes(sample) && !iconv.decode(sample, 'gb18030').slice(0, -1).includes('\uFFFD')) return 'GB18030'
   return confident ?? 'windows-1252'
+}
+
+/** UTF-8 but for a few stray bytes (9 in 10 non-ASCII characters decode): any legacy reading would garble it. */
+function strayBytesInUtf8(sample: Uint8Array): boolean {
+  let good = 0
+  let bad = 0
+  for (const char of new TextDecoder().decode(sample)) {
+    if (char === '\uFFFD') bad++
+    else if (char.codePointAt(0)! > 0x7f) good++
+  }
+  return good > 0 && good >= bad * 9
 }
 
 /** Whether most bytes above 0x7F come in runs of two or more (double-byte text), not alone (Latin text). */

@@ -121,6 +121,12 @@ describe('blank optional arguments count as absent', () => {
 })
 
 describe('binary stays binary', () => {
+  it('UTF-8 with a stray byte is not garbled as a legacy encoding', async () => {
+    const content = Buffer.concat([Buffer.from('résumé café naïve 中文\n'.repeat(20)), Buffer.from([0xe9, 0x0a])])
+    expect((await read('stray.txt', content)).text).toMatch(/^Error: cannot read ".*stray\.txt": binary file \(NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it\)/)
+    expect((await read('stray.txt', content, { encoding: 'latin1' })).value?.encoding).toBe('latin1')
+  })
+
   it('NUL-heavy content without a BOM (UTF-16 without BOM, a blob)', async () => {
     expect((await read('nobom.txt', Buffer.from('hello\n', 'utf16le'))).text).toMatch(/binary file/)
     expect((await read('blob.bin', Buffer.from([0x89, 0x00, 0xff, 0x00, 0x10, 0x00]))).text).toMatch(/binary file/)
