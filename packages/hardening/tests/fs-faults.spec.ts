@@ -209,14 +209,18 @@ describe('a file truncated mid-stream on the provider path (a wrapped streamText
       const fs = host.ctx.fs
       const original = fs.streamText.bind(fs)
       let chunks = 0
-      // After the first chunk arrives, cut the file to two lines: the rest of the stream sees EOF.
+      // After a stream's first chunk has been consumed, cut the file to two lines: the rest of that
+      // stream sees EOF. (read_file first peeks at the start of a stream to pick its reader; a
+      // stream abandoned after one chunk never resumes, so the truncation hits the scanning one.)
       fs.streamText = async (target, signal) => {
         const stream = await original(target, signal)
         return (async function* () {
+          let own = 0
           for await (const chunk of stream) {
             chunks++
+            own++
             yield chunk
-            if (chunks === 1) await truncate(path, 'line 1\nline 2\n'.length)
+            if (own === 1) await truncate(path, 'line 1\nline 2\n'.length)
           }
         })()
       }

@@ -322,4 +322,40 @@ describe('the real dsh CLI with the four plugins', () => {
     const [listing] = loggedResults(install, home).filter((r) => r.name === 'list_directory')
     expect(listing!.text).toContain('only-here.txt')
   }, 300_000)
+
+  it('read_file decodes a GBK file and reads a PDF by page inside the real dsh CLI (Node 22, fs-sandbox)', async () => {
+    const home = join(tmp, 'formats-home')
+    const workspace = join(tmp, 'formats-ws')
+    mkdirSync(workspace, { recursive: true })
+    // "// 中文注释" in GBK, and a one-page PDF with a text layer, written by hand (offsets computed).
+    writeFileSync(join(workspace, 'legacy.c'), Buffer.concat([Buffer.from('// '), Buffer.from('d6d0cec4d7a2cacd', 'hex'), Buffer.from('\nint x;\n')]))
+    const content = 'BT /F1 12 Tf 10 150 Td (Hello from page one) Tj ET'
+    const objects = [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+      `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+      '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ]
+    let pdf = '%PDF-1.4\n'
+    const offsets = objects.map((body, i) => { const at = pdf.length; pdf += `${i + 1} 0 obj\n${body}\nendobj\n`; return at })
+    const xref = pdf.length
+    pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((at) => `${String(at).padStart(10, '0')} 00000 n \n`).join('')}`
+    pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`
+    writeFileSync(join(workspace, 'spec.pdf'), pdf, 'latin1')
+    ensureProfilePlugins(install, home, PROFILE, tarballs)
+    const model = await startScriptedModel((_req, results) => results.length === 0
+      ? { calls: [{ name: 'read_file', args: { file_path: 'legacy.c' } }, { name: 'read_file', args: { file_path: 'spec.pdf', pages: '' } }] }
+      : { text: 'read' })
+    try {
+      const run = await collect(spawnDsh(install, PROFILE, ['read them'], { cwd: workspace, dshHome: home, env: { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'dummy-key' }, stdio: 'pipe' }))
+      expect(run.code, run.stderr).toBe(0)
+    } finally {
+      await model.close()
+    }
+    const reads = loggedResults(install, home).filter((r) => r.name === 'read_file')
+    expect(reads.map((r) => r.isError)).toEqual([false, false])
+    expect(reads[0]!.text).toBe('1\t// 中文注释\n2\tint x;\n\n(Decoded from GB18030. Edits must keep this encoding: edit/write would save UTF-8.)')
+    expect(reads[1]!.text).toBe('--- Page 1 ---\nHello from page one')
+  }, 300_000)
 })

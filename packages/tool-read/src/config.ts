@@ -11,12 +11,12 @@ export interface Config {
   maxLineLength: number
   /** Bytes of rendered rows (number, TAB, text, newline) one text result may carry; the footer comes on top. */
   maxBytes: number
-  /** Largest file read whole (images, notebooks, UTF-16 text). */
+  /** Largest file read whole (images, notebooks, PDFs; non-UTF-8 text through a provider that is not the local disk). */
   maxFileBytes: number
   outsideWorkspace: OutsideWorkspace
 }
 
-export const DEFAULT_GUIDANCE = 'Use read_file, not cat/head/tail, to read files: text (numbered lines; page with offset/limit), images, .ipynb notebooks.'
+export const DEFAULT_GUIDANCE = 'Use read_file, not cat/head/tail/pdftotext, to read files.'
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
   toolName: Schema.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('read_file')
@@ -26,7 +26,7 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   maxEntries: Schema.natural().min(1).max(100_000).default(2000).description('Lines per call (default and largest limit).'),
   maxLineLength: Schema.natural().min(1).max(1_000_000).default(2000).description('Characters kept of one line.'),
   maxBytes: Schema.natural().min(1024).default(102_400).description('Bytes of rendered rows per result (the footer comes on top).'),
-  maxFileBytes: Schema.natural().min(1).default(52_428_800).description('Largest image, notebook or UTF-16 file read whole.'),
+  maxFileBytes: Schema.natural().min(1).default(52_428_800).description('Largest file read whole (images, notebooks, PDFs).'),
   outsideWorkspace: Schema.union(['ask', 'allow', 'deny'] as const).default('ask')
     .description('Paths outside the workspace: ask for approval, allow, or deny.'),
 })

@@ -1,22 +1,30 @@
 /**
- * Images: the bytes must be the format the extension names (magic bytes), decode cleanly, and
- * report their dimensions. When the calling route declares image input and an attachment store
- * is composed, the image is fitted to the store's limits (BMP transcoded to PNG) and saved, and
- * the result carries an image block; otherwise it is a text description, not an error.
+ * The image reader: the bytes must be the format an image extension names (magic bytes), decode
+ * cleanly, and report their dimensions. When the calling route declares image input and an
+ * attachment store is composed, the image is fitted to the store's limits (in a type the store
+ * admits; BMP, which sharp cannot read, decoded by bmp-ts) and saved, and the result carries an
+ * image block; otherwise it is a text description, not an error.
  */
 
 import { basename, extname } from 'node:path'
 import sharp, { type Sharp } from 'sharp'
+import { decode as decodeBmp } from 'bmp-ts'
 import type { Context } from '@deepseek-ai/cordis'
 import { AttachmentError, type ImageAttachmentLimits, type ImageMediaType } from '@deepseek-ai/dsh-attachment'
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
-import { BmpError, MAX_DECODE_PIXELS, bmpHeader, decodeBmp } from './bmp.ts'
+import type { ReadRequest, ReadResult } from './reader.ts'
+
+/**
+ * The most BMP pixels decoded: sharp's own input limit (0x3FFF squared), so a BMP gets the same
+ * ceiling as every other format.
+ */
+const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp'
 
-export const IMAGE_EXTENSIONS: Readonly<Record<string, ImageFormat>> = {
+const IMAGE_EXTENSIONS: Readonly<Record<string, ImageFormat>> = {
   '.png': 'png', '.jpg': 'jpeg', '.jpeg': 'jpeg', '.gif': 'gif', '.webp': 'webp', '.bmp': 'bmp',
 }
 
@@ -85,6 +93,20 @@ function corrupt(target: FsTarget, format: ImageFormat, cause: unknown): FsError
   return new FsError(`cannot read "${target.displayPath}": corrupt ${formatName(format)} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
 }
 
+/** A BMP's dimensions, and whether its pixel data is all there (uncompressed BMPs), from the header alone. */
+function bmpHeader(data: Uint8Array): { width: number, height: number } {
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
+  if (bytes.length < 34) throw new Error('truncated BMP header')
+  const width = bytes.readInt32LE(18)
+  const height = Math.abs(bytes.readInt32LE(22))
+  const bpp = bytes.readUInt16LE(28)
+  const compression = bytes.readUInt32LE(30)
+  if (width <= 0 || height === 0) throw new Error('invalid BMP dimensions')
+  const rle = compression === 1 || compression === 2
+  if (!rle && bytes.length < bytes.readUInt32LE(10) + Math.floor((bpp * width + 31) / 32) * 4 * height) throw new Error('truncated BMP pixel data')
+  return { width, height }
+}
+
 /**
  * Decode fully (to a thumbnail, to bound memory) so a truncated or broken file is caught. A BMP
  * is checked from its header alone (its pixels are decoded only when attached).
@@ -97,9 +119,6 @@ async function inspect(target: FsTarget, format: ImageFormat, data: Uint8Array):
     await sharp(data, { failOn: 'error' }).resize(16, 16, { fit: 'inside' }).raw().toBuffer()
     return { width: metadata.width, height: metadata.height }
   } catch (error) {
-    if (error instanceof BmpError && /not supported/u.test(error.message)) {
-      throw new FsError(`cannot read "${target.displayPath}": ${error.message}; convert it to PNG`, 'FS_NOT_TEXT')
-    }
     throw corrupt(target, format, error)
   }
 }
@@ -112,15 +131,18 @@ function fitScale(width: number, height: number, limits: ImageAttachmentLimits):
 async function encode(source: Sharp, width: number, height: number, mediaType: ImageMediaType): Promise<Buffer> {
   const resized = source.clone().resize(width, height, { fit: 'fill' })
   switch (mediaType) {
-    case 'image/jpeg': return resized.jpeg({ quality: 85 }).toBuffer()
+    case 'image/jpeg': return resized.flatten({ background: '#ffffff' }).jpeg({ quality: 85 }).toBuffer()
     case 'image/webp': return resized.webp({ quality: 85 }).toBuffer()
     case 'image/gif': return resized.gif().toBuffer()
     default: return resized.png({ compressionLevel: 9 }).toBuffer()
   }
 }
 
-/** A BMP's pixels for sharp, refused before allocating when there are more than sharp would take. */
-async function bmpSource(target: FsTarget, data: Uint8Array, signal: AbortSignal): Promise<Sharp> {
+/**
+ * A BMP's pixels for sharp, refused before allocating when there are more than sharp would take.
+ * bmp-ts leaves alpha 0 where the file has none: an all-zero alpha channel means opaque.
+ */
+function bmpSource(target: FsTarget, data: Uint8Array): Sharp {
   const { width, height } = bmpHeader(data)
   if (width * height > MAX_DECODE_PIXELS) {
     throw new FsError(
@@ -128,24 +150,40 @@ async function bmpSource(target: FsTarget, data: Uint8Array, signal: AbortSignal
       'FS_TOO_LARGE',
     )
   }
-  const { rgba } = await decodeBmp(data, signal)
-  return sharp(rgba, { raw: { width, height, channels: 4 } })
+  let rgba: Buffer
+  try {
+    rgba = decodeBmp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { toRGBA: true }).data
+  } catch (error) {
+    throw corrupt(target, 'bmp', error)
+  }
+  let alpha = false
+  for (let i = 3; i < rgba.length && !alpha; i += 4) alpha = rgba[i] !== 0
+  const image = sharp(rgba, { raw: { width, height, channels: 4 } })
+  return alpha ? image : image.removeAlpha()
 }
 
-export async function readImage(
-  ctx: Context,
-  exec: ToolExecution,
-  target: FsTarget,
-  format: ImageFormat,
-  maxFileBytes: number,
-): Promise<ImageRead> {
-  const data = await ctx.fs.readBytes(target, exec.signal, maxFileBytes)
-  const actual = sniffImage(data)
-  if (actual !== format) {
+/** The type to attach as: the image's own when the store admits it (never BMP), else the first admitted of PNG, JPEG, WebP. */
+function attachType(format: ImageFormat, admitted: readonly ImageMediaType[]): ImageMediaType | undefined {
+  const own = `image/${format}` as ImageMediaType
+  if (format !== 'bmp' && admitted.includes(own)) return own
+  return (['image/png', 'image/jpeg', 'image/webp'] as const).find((type) => admitted.includes(type))
+}
+
+export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
+  const { ctx, exec, target } = source
+  const data = await source.bytes()
+  const named = imageFormatForPath(target.displayPath)
+  const format = sniffImage(data)
+  if (format === undefined || (named !== undefined && format !== named)) {
     const ext = extname(target.displayPath).toLowerCase()
-    const what = actual === undefined ? 'not an image in any format read_file knows' : `a ${formatName(actual)} image; rename it to match`
-    throw new FsError(`cannot read "${target.displayPath}": the ${ext} extension says ${formatName(format)}, but the bytes are ${what}`, 'FS_NOT_TEXT')
+    const what = format === undefined ? 'not an image in any format read_file knows' : `a ${formatName(format)} image; rename it to match`
+    throw new FsError(`cannot read "${target.displayPath}": the ${ext} extension says ${formatName(named!)}, but the bytes are ${what}`, 'FS_NOT_TEXT')
   }
+  const image = await describeOrAttach(ctx, exec, target, format, data)
+  return { value: { kind: 'image', path: target.displayPath, ...image }, observe: true }
+}
+
+async function describeOrAttach(ctx: Context, exec: ToolExecution, target: FsTarget, format: ImageFormat, data: Uint8Array): Promise<ImageRead> {
   const decoded = await inspect(target, format, data)
   const base = { format, width: decoded.width, height: decoded.height, bytes: data.byteLength }
   const attachments = ctx.get('attachments')
@@ -155,12 +193,14 @@ export async function readImage(
 
   const limits = attachments.imageLimits
   const byteCap = Math.min(limits.maxImageBytes, limits.maxMessageImageBytes)
-  const sourceType = `image/${format}` as ImageMediaType
-  const mediaType: ImageMediaType = format !== 'bmp' && limits.mediaTypes.includes(sourceType) ? sourceType : 'image/png'
+  const mediaType = attachType(format, limits.mediaTypes)
+  if (mediaType === undefined) {
+    throw new FsError(`cannot read "${target.displayPath}": the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
+  }
   let scale = fitScale(decoded.width, decoded.height, limits)
   let out: Uint8Array = data
-  if (format === 'bmp' || mediaType !== sourceType || scale < 1 || data.byteLength > byteCap) {
-    const source = format === 'bmp' ? await bmpSource(target, data, exec.signal) : sharp(data, { failOn: 'error' })
+  if (mediaType !== `image/${format}` || scale < 1 || data.byteLength > byteCap) {
+    const source = format === 'bmp' ? bmpSource(target, data) : sharp(data, { failOn: 'error' })
     // Re-encode, shrinking further until the encoded bytes also fit the store.
     for (let attempt = 0; ; attempt++) {
       const width = Math.max(1, Math.floor(decoded.width * scale))

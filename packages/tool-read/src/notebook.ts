@@ -1,7 +1,10 @@
 /**
- * Jupyter notebooks: validate the JSON (a malformed notebook is an error naming what is wrong),
+ * The notebook reader: validate the JSON (a malformed notebook is an error naming what is wrong),
  * then format cells in the seed's layout. offset/limit count cells.
  */
+
+import { FsError } from '@deepseek-ai/dsh-fs'
+import type { ReadRequest, ReadResult } from './reader.ts'
 
 export type CellType = 'code' | 'markdown' | 'raw'
 
@@ -154,5 +157,32 @@ function cutCell(cell: NotebookCell, maxBytes: number): NotebookCell {
     ...cell,
     source: cutText(cell.source, share),
     outputs: cell.outputs.map((entry) => ({ ...entry, text: cutText(entry.text, share) })),
+  }
+}
+
+/** The notebook reader: the whole file (at most maxFileBytes), cells windowed by offset/limit. */
+export async function readNotebook({ source, config, options }: ReadRequest): Promise<ReadResult> {
+  const { target } = source
+  const bytes = await source.bytes()
+  let notebook
+  try {
+    notebook = parseNotebook(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
+  } catch (error) {
+    if (!(error instanceof MalformedNotebook || error instanceof TypeError)) throw error
+    const reason = error instanceof MalformedNotebook ? error.message : 'it is not UTF-8 text'
+    throw new FsError(`cannot read "${target.displayPath}": malformed notebook: ${reason}`, 'FS_NOT_TEXT')
+  }
+  const window = windowCells(notebook.cells, options.offset, options.limit, config.maxBytes)
+  return {
+    value: {
+      kind: 'notebook',
+      path: target.displayPath,
+      language: notebook.language,
+      startCell: options.offset,
+      totalCells: notebook.cells.length,
+      cells: window.cells,
+      byteCapped: window.byteCapped,
+    },
+    observe: true,
   }
 }

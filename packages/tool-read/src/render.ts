@@ -4,7 +4,9 @@ import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import { AttachmentId } from '@deepseek-ai/dsh-attachment'
 import { formatName } from './image.ts'
 import { formatCell, notebookHeader } from './notebook.ts'
-import type { ImageValue, NotebookValue, ReadValue, TextValue } from './value.ts'
+import { isUnicodeEditable } from './encoding.ts'
+import { NO_TEXT_LAYER, pageRanges } from './pdf.ts'
+import type { ImageValue, NotebookValue, PdfValue, ReadValue, TextValue } from './value.ts'
 import { numberWidth } from './window.ts'
 
 export function formatBytes(bytes: number): string {
@@ -13,7 +15,18 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
 }
 
+/** A file in another encoding than UTF-8/UTF-16: named, with what an edit must respect. */
+function encodingNote(encoding: string): string {
+  if (isUnicodeEditable(encoding)) return ''
+  const name = encoding.startsWith('utf-') ? encoding.toUpperCase() : encoding
+  return `\n\n(Decoded from ${name}. Edits must keep this encoding: edit/write would save UTF-8.)`
+}
+
 export function renderText(value: TextValue): string {
+  return windowText(value) + encodingNote(value.encoding)
+}
+
+function windowText(value: TextValue): string {
   const { startLine, lines, totalLines, totalExact } = value
   if (lines.length === 0) {
     return totalLines === 0 ? '(File is empty.)' : `(Offset ${startLine} is past the end: the file has ${totalLines} ${totalLines === 1 ? 'line' : 'lines'}. Use offset=${totalLines} to read its last line.)`
@@ -35,6 +48,13 @@ export function renderNotebook(value: NotebookValue): string {
   const last = value.startCell + value.cells.length - 1
   if (last >= value.totalCells) return body
   return `${body}\n\n(Showing cells ${value.startCell}-${last} of ${value.totalCells}. Use offset=${last + 1} to continue.)`
+}
+
+export function renderPdf(value: PdfValue): string {
+  const body = value.pages.map((page) => `--- Page ${page.number} ---\n${page.text === '' ? NO_TEXT_LAYER : page.text}`).join('\n\n')
+  if (value.next === undefined) return body
+  const shown = pageRanges(value.pages.map((page) => page.number))
+  return `${body}\n\n(Showing pages ${shown} of ${value.pages_total}. Use pages="${value.next}" to continue.)`
 }
 
 export function renderImage(value: ImageValue): string {
@@ -60,6 +80,8 @@ export function renderValue(value: ReadValue): ContentBlock[] {
       return [{ type: 'text', text: renderText(value) }]
     case 'notebook':
       return [{ type: 'text', text: renderNotebook(value) }]
+    case 'pdf':
+      return [{ type: 'text', text: renderPdf(value) }]
     case 'image': {
       const blocks: ContentBlock[] = [{ type: 'text', text: renderImage(value) }]
       const shown = value.attached

@@ -1,101 +1,98 @@
 /**
- * Text reads: UTF-8 through the provider's stream (or the proven-identical local fast path);
- * anything the provider rejects as not UTF-8 gets one more chance as UTF-16 with a BOM, read
- * whole through ctx.fs.readBytes (the provider's text reads are UTF-8 only).
+ * The text reader, decoding end to end: an `encoding` argument, else a BOM (UTF-8, UTF-16,
+ * UTF-32), else strict UTF-8, else a legacy encoding detected on a bounded sample, else binary.
+ * UTF-8 streams through the provider (or the proven-identical local fast path); other encodings
+ * are decoded as a stream off the local disk, or from the whole file through a provider.
  */
 
-import { open } from 'node:fs/promises'
-import type { Context } from '@deepseek-ai/cordis'
-import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
-import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { localPath } from './local.ts'
-import { NotText, scanLocalText } from './text-local.ts'
-import { scanTextChunks } from './text-stream.ts'
+import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
+import {
+  bomEncoding, decodeChunks, detectionSample, detectLegacy, isUnicodeEditable, isUtf8Label, knownEncoding, lineSafe,
+} from './encoding.ts'
+import { quoted } from './quote.ts'
+import type { ReadRequest, ReadResult } from './reader.ts'
+import { NotText, scanBytes } from './scan-bytes.ts'
+import { scanTextChunks } from './scan-text.ts'
+import type { Source } from './source.ts'
 import type { TextWindow, WindowRequest } from './window.ts'
 
-export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be'
-
 export type TextRead = TextWindow & {
-  encoding: TextEncoding
+  /** `utf-8`, `utf-16le`/`be`, `utf-32le`/`be`, or the legacy encoding decoded from (`GB18030`, `windows-1252`, …). */
+  encoding: string
 }
 
-export function binaryError(target: FsTarget): FsError {
+function binaryError(target: FsTarget): FsError {
   return new FsError(
-    `cannot read "${target.displayPath}": binary file (NUL bytes or not UTF-8/UTF-16 text); read_file reads text, png/jpg/gif/webp/bmp images and .ipynb notebooks`,
+    `cannot read "${target.displayPath}": binary file (NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`,
     'FS_NOT_TEXT',
   )
 }
 
-/**
- * UTF-16 is decoded whole, so a non-UTF-8 file over maxFileBytes is not read. Whether it starts
- * with a UTF-16 BOM is not known either: a provider reads a file only whole (readBytes has no
- * range), and the local fast path must answer exactly as the provider does. Say both outcomes.
- */
-function tooLargeToCheck(target: FsTarget, size: number | undefined, maxFileBytes: number): FsError {
-  const bytes = size === undefined ? '' : ` of ${size} bytes`
-  return new FsError(
-    `cannot read "${target.displayPath}": not UTF-8 text, and a file${bytes} over maxFileBytes (${maxFileBytes}) is not read whole to check for UTF-16 — if it is UTF-16 text, read a smaller file, convert it to UTF-8 (read at any size), or raise maxFileBytes in tool-read's config; otherwise it is a binary file`,
-    'FS_TOO_LARGE',
-  )
+export function checkEncoding(label: string | undefined): void {
+  if (label !== undefined && !knownEncoding(label)) {
+    throw new HarnessError(`encoding ${quoted(label)} is not an encoding read_file knows; use a label such as gbk, big5, shift_jis, euc-jp, euc-kr, windows-1252 or utf-16le, or omit it to detect`, 'INVALID_ARGS')
+  }
 }
 
 function isNotText(error: unknown): boolean {
   return error instanceof NotText || (error instanceof FsError && error.code === 'FS_NOT_TEXT')
 }
 
-function bomEncoding(bytes: Uint8Array): TextEncoding | undefined {
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le'
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be'
-  return undefined
+/** Through a provider, non-UTF-8 text is read whole: over maxFileBytes its encoding is not checked. */
+function unchecked(source: Source, error: unknown): unknown {
+  if (!(error instanceof FsError && error.code === 'FS_TOO_LARGE')) return error
+  return new FsError(
+    `cannot read "${source.target.displayPath}": not UTF-8 text, and this file system provider reads other text whole, so a file over maxFileBytes (${source.maxFileBytes}) is not decoded — convert it to UTF-8, read a smaller file, or raise maxFileBytes in tool-read's config`,
+    'FS_TOO_LARGE',
+  )
 }
 
-export async function readText(
-  ctx: Context,
-  exec: ToolExecution,
-  target: FsTarget,
-  info: FsInfo,
-  request: WindowRequest,
-  maxFileBytes: number,
-  options: { fastPath?: boolean } = {},
-): Promise<TextRead> {
-  const local = options.fastPath === false ? undefined : await localPath(ctx, target)
+async function decodeAs(source: Source, request: WindowRequest, encoding: string): Promise<TextRead> {
+  const { info, signal } = source
+  try {
+    if (lineSafe(encoding)) return { ...await scanBytes(source.chunks(), request, info.size, signal, encoding), encoding }
+    const counter = { bytes: 0 }
+    return { ...await scanTextChunks(decodeChunks(source.chunks(), encoding, counter), request, info.size, signal, counter), encoding }
+  } catch (error) {
+    throw unchecked(source, error)
+  }
+}
+
+async function readUtf8(source: Source, request: WindowRequest): Promise<TextRead | undefined> {
+  const { ctx, target, info, signal, local } = source
   try {
     const window = local !== undefined
-      ? await scanLocalText(local, request, info.size, exec.signal)
-      : await scanTextChunks(await ctx.fs.streamText(target, exec.signal), request, info.size, exec.signal)
+      ? await scanBytes(source.chunks(), request, info.size, signal)
+      : await scanTextChunks(await ctx.fs.streamText(target, signal), request, info.size, signal)
     return { ...window, encoding: 'utf-8' }
   } catch (error) {
-    if (!isNotText(error)) throw error
-  }
-  if (info.size !== undefined && info.size > maxFileBytes) throw tooLargeToCheck(target, info.size, maxFileBytes)
-  // Without a BOM it is binary: the fast path may see that from two bytes instead of all of them.
-  if (local !== undefined && bomEncoding(await firstBytes(local)) === undefined) throw binaryError(target)
-  let bytes: Uint8Array
-  try {
-    bytes = await ctx.fs.readBytes(target, exec.signal, maxFileBytes)
-  } catch (error) {
-    // It grew past the limit after the stat.
-    if (error instanceof FsError && error.code === 'FS_TOO_LARGE') throw tooLargeToCheck(target, undefined, maxFileBytes)
+    if (isNotText(error)) return undefined
     throw error
   }
-  const encoding = bomEncoding(bytes)
-  if (encoding === undefined) throw binaryError(target)
-  let text: string
-  try {
-    text = new TextDecoder(encoding, { fatal: true }).decode(bytes)
-  } catch {
-    throw binaryError(target)
-  }
-  return { ...await scanTextChunks([text], request, undefined, exec.signal), encoding }
 }
 
-async function firstBytes(path: string): Promise<Uint8Array> {
-  const handle = await open(path, 'r')
+async function decide(source: Source, request: WindowRequest, label: string | undefined): Promise<TextRead> {
+  if (label !== undefined && !isUtf8Label(label)) return await decodeAs(source, request, label.toLowerCase())
+  const bom = label === undefined ? bomEncoding(await source.head()) : undefined
+  if (bom !== undefined) return await decodeAs(source, request, bom)
+  const utf8 = await readUtf8(source, request)
+  if (utf8 !== undefined) return utf8
+  if (label !== undefined) throw binaryError(source.target)
+  let sample
   try {
-    const buffer = Buffer.alloc(2)
-    const { bytesRead } = await handle.read(buffer, 0, 2, 0)
-    return buffer.subarray(0, bytesRead)
-  } finally {
-    await handle.close()
+    sample = await detectionSample(source.chunks())
+  } catch (error) {
+    throw unchecked(source, error)
   }
+  const legacy = sample === undefined ? undefined : detectLegacy(sample)
+  if (legacy === undefined) throw binaryError(source.target)
+  return await decodeAs(source, request, legacy)
+}
+
+export async function readText({ source, config, options }: ReadRequest): Promise<ReadResult> {
+  const request = { offset: options.offset, limit: options.limit, maxLineLength: config.maxLineLength, maxBytes: config.maxBytes }
+  const text = await decide(source, request, options.encoding)
+  // The host's edit and write save UTF-8: an observation would let them re-encode a legacy file.
+  return { value: { kind: 'text', path: source.target.displayPath, ...text }, observe: isUnicodeEditable(text.encoding) }
 }

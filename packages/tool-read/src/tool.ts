@@ -1,25 +1,49 @@
-/** The read_file tool: arguments, routing by file kind, the observation, and the UI card. */
+/** The read_file tool: arguments, the reader table the content sniff picks from, the observation, the UI card. */
 
 import { extname } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
-import { FsError, type FsErrorCode, type FsTarget } from '@deepseek-ai/dsh-fs'
+import { FsError, type FsErrorCode } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition, type ToolRunContext } from '@deepseek-ai/dsh-tools'
 import type { Config } from './config.ts'
-import { imageFormatForPath, readImage } from './image.ts'
-import { MalformedNotebook, parseNotebook, windowCells } from './notebook.ts'
+import { imageFormatForPath, readImage, sniffImage } from './image.ts'
+import { localPath } from './local.ts'
+import { readNotebook } from './notebook.ts'
+import { isPdf, readPdf } from './pdf.ts'
 import { presentCall, presentResult, presentationMeta } from './present.ts'
-import { renderValue } from './render.ts'
-import { statRegular } from './target.ts'
-import { readText } from './text.ts'
-import type { NotebookValue, ReadValue } from './value.ts'
 import { quoted } from './quote.ts'
+import type { ReadOptions, Reader } from './reader.ts'
+import { renderValue } from './render.ts'
+import { Source } from './source.ts'
+import { statRegular } from './target.ts'
+import { checkEncoding, readText } from './text.ts'
+import type { ReadValue } from './value.ts'
 import { place, type OutsideGate } from './workspace.ts'
 
 export interface ReadArgs {
   file_path: string
   offset?: number
   limit?: number
+  encoding?: string
+  pages?: string
+}
+
+type Kind = 'text' | 'image' | 'notebook' | 'pdf'
+
+const READERS: Readonly<Record<Kind, Reader>> = { text: readText, image: readImage, notebook: readNotebook, pdf: readPdf }
+
+/** A PDF or an image by content whatever the name (BMP's two-byte magic only with its extension), a notebook by name, else text. */
+function pick(head: Uint8Array, path: string): Kind {
+  if (isPdf(head)) return 'pdf'
+  const sniffed = sniffImage(head)
+  if (imageFormatForPath(path) !== undefined || (sniffed !== undefined && sniffed !== 'bmp')) return 'image'
+  return extname(path).toLowerCase() === '.ipynb' ? 'notebook' : 'text'
+}
+
+/** Optional arguments sent as "" or null count as absent (models in strict mode send null for every optional field). */
+function withoutBlanks<T>(args: T): T {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args
+  return Object.fromEntries(Object.entries(args).filter(([key, value]) => key === 'file_path' || (value !== '' && value !== null))) as T
 }
 
 function positive(value: number | undefined, name: string, fallback: number): number {
@@ -31,13 +55,15 @@ function positive(value: number | undefined, name: string, fallback: number): nu
 }
 
 export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
-  return defineTool({
+  const tool = defineTool({
     name: config.toolName,
-    description: 'Read a file: text as numbered lines, images (png/jpg/gif/webp/bmp), .ipynb notebooks.',
+    description: 'Read a file: numbered text lines (any encoding), PDF pages, images, .ipynb.',
     parameters: {
       file_path: { type: 'string', required: true, description: 'Absolute, or relative to the workspace.' },
       offset: { type: 'integer', description: '1-based first line (cell for .ipynb).' },
       limit: { type: 'integer', description: `Lines (cells) to read; default ${config.maxEntries}.` },
+      encoding: { type: 'string', description: 'e.g. gbk; default: detected.' },
+      pages: { type: 'string', description: 'PDF pages, e.g. "1-5,8"; default 1-10, max 20.' },
     },
     output: {
       schema: { type: 'json' },
@@ -52,15 +78,27 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
     presentCall,
     presentResult,
   })
+  // Blanks are dropped before the host validates the arguments against the schema.
+  const { execute: run, presentCall: card } = tool
+  return {
+    ...tool,
+    execute: (args, exec) => run(withoutBlanks(args), exec),
+    ...card === undefined ? {} : { presentCall: (args) => card(withoutBlanks(args)) },
+  }
 }
 
 async function execute(ctx: Context, config: Config, gate: OutsideGate, args: ReadArgs, exec: ToolRunContext): Promise<ReadValue> {
   if (args.file_path.trim() === '') throw new HarnessError('file_path must not be empty; pass the path of a file', 'INVALID_ARGS')
   // Node refuses NUL in a path with a message that names no argument.
   if (args.file_path.includes('\0')) throw new HarnessError(`file_path must not contain a NUL character (got ${quoted(args.file_path)}); pass the path of a file`, 'INVALID_ARGS')
-  const offset = positive(args.offset, 'offset', 1)
-  // A limit above the cap is served up to the cap; the footer says how to continue.
-  const limit = Math.min(positive(args.limit, 'limit', config.maxEntries), config.maxEntries)
+  checkEncoding(args.encoding)
+  const options: ReadOptions = {
+    offset: positive(args.offset, 'offset', 1),
+    // A limit above the cap is served up to the cap; the footer says how to continue.
+    limit: Math.min(positive(args.limit, 'limit', config.maxEntries), config.maxEntries),
+    ...args.encoding === undefined ? {} : { encoding: args.encoding },
+    ...args.pages === undefined ? {} : { pages: args.pages },
+  }
 
   // The outside-workspace policy ran as a tools/pre-execute gate; check again what we open.
   let placement
@@ -71,11 +109,22 @@ async function execute(ctx: Context, config: Config, gate: OutsideGate, args: Re
   }
   gate.verify(exec, args.file_path, placement)
   const { target } = placement
-  const path = target.displayPath
   try {
-    return await readTarget(ctx, config, exec, target, offset, limit)
+    const info = await statRegular(ctx, exec, target, 'list_directory')
+    const source = new Source(ctx, exec, target, info, config.maxFileBytes, await localPath(ctx, target))
+    const kind = pick(await source.head(), target.displayPath)
+    if (options.pages !== undefined && kind !== 'pdf') {
+      throw new HarnessError(`pages applies to PDF files; ${JSON.stringify(target.displayPath)} is ${kind === 'image' ? 'an image' : kind === 'notebook' ? 'a notebook' : 'text'} — omit pages, and use offset/limit for lines`, 'INVALID_ARGS')
+    }
+    if (options.encoding !== undefined && kind !== 'text') {
+      throw new HarnessError(`encoding applies to text files; ${JSON.stringify(target.displayPath)} is ${kind === 'pdf' ? 'a PDF' : kind === 'image' ? 'an image' : 'a notebook'} — omit encoding`, 'INVALID_ARGS')
+    }
+    const { value, observe } = await READERS[kind]({ source, config, options })
+    // Record what the model has now seen, so dsh-tool-fs's write/edit accept a follow-up edit.
+    if (observe) ctx.emit('fs/observed', target, { kind: 'present', version: info.version }, exec)
+    return value
   } catch (error) {
-    throw osError(error, JSON.stringify(path))
+    throw osError(error, JSON.stringify(target.displayPath))
   }
 }
 
@@ -96,64 +145,4 @@ function osError(error: unknown, file: string): unknown {
   }
   const [reason, fsCode] = reasons[code] ?? [`${code} from the operating system`, 'FS_IO_ERROR']
   return new FsError(`cannot read ${file}: ${reason}`, fsCode, { cause: error })
-}
-
-async function readTarget(ctx: Context, config: Config, exec: ToolRunContext, target: FsTarget, offset: number, limit: number): Promise<ReadValue> {
-  const info = await statRegular(ctx, exec, target, 'list_directory')
-  const path = target.displayPath
-  let value: ReadValue
-
-  const format = imageFormatForPath(path)
-  if (format !== undefined) {
-    tooLarge(info.size, config.maxFileBytes, path)
-    value = { kind: 'image', path, ...await readImage(ctx, exec, target, format, config.maxFileBytes) }
-  } else if (extname(path).toLowerCase() === '.ipynb') {
-    tooLarge(info.size, config.maxFileBytes, path)
-    value = await readNotebook(ctx, exec, target, offset, limit, config)
-  } else {
-    const window = await readText(ctx, exec, target, info, {
-      offset,
-      limit,
-      maxLineLength: config.maxLineLength,
-      maxBytes: config.maxBytes,
-    }, config.maxFileBytes)
-    value = { kind: 'text', path, ...window }
-  }
-  // Record what the model has now seen, so dsh-tool-fs's write/edit accept a follow-up edit.
-  ctx.emit('fs/observed', target, { kind: 'present', version: info.version }, exec)
-  return value
-}
-
-function tooLarge(size: number | undefined, maxFileBytes: number, path: string): void {
-  if (size !== undefined && size > maxFileBytes) {
-    throw new FsError(`cannot read "${path}": ${size} bytes exceeds maxFileBytes (${maxFileBytes}) for images and notebooks, which are read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
-  }
-}
-
-async function readNotebook(
-  ctx: Context,
-  exec: ToolRunContext,
-  target: Parameters<Context['fs']['readBytes']>[0],
-  offset: number,
-  limit: number,
-  config: Config,
-): Promise<NotebookValue> {
-  const bytes = await ctx.fs.readBytes(target, exec.signal, config.maxFileBytes)
-  let notebook
-  try {
-    notebook = parseNotebook(new TextDecoder('utf-8', { fatal: true }).decode(bytes))
-  } catch (error) {
-    const reason = error instanceof MalformedNotebook ? error.message : 'it is not UTF-8 text'
-    throw new FsError(`cannot read "${target.displayPath}": malformed notebook: ${reason}`, 'FS_NOT_TEXT')
-  }
-  const window = windowCells(notebook.cells, offset, limit, config.maxBytes)
-  return {
-    kind: 'notebook',
-    path: target.displayPath,
-    language: notebook.language,
-    startCell: offset,
-    totalCells: notebook.cells.length,
-    cells: window.cells,
-    byteCapped: window.byteCapped,
-  }
 }

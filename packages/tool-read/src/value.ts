@@ -1,7 +1,8 @@
-/** The canonical value of one read_file call: one of three kinds, each the reader's result plus its path. */
+/** The canonical value of one read_file call: one kind per reader, each with the path read. */
 
 import type { ImageRead } from './image.ts'
 import type { CellWindow } from './notebook.ts'
+import type { PdfRead } from './pdf.ts'
 import type { TextRead } from './text.ts'
 
 export type TextValue = { kind: 'text', path: string } & TextRead
@@ -16,4 +17,6 @@ export type NotebookValue = {
 
 export type ImageValue = { kind: 'image', path: string } & ImageRead
 
-export type ReadValue = TextValue | NotebookValue | ImageValue
+export type PdfValue = { kind: 'pdf', path: string } & PdfRead
+
+export type ReadValue = TextValue | NotebookValue | ImageValue | PdfValue

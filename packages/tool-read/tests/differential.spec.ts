@@ -1,15 +1,20 @@
 /**
  * The local fast path must give byte-identical results to the ctx.fs provider path: same
- * windows, same totals and estimates, same errors. Both run here on the same files, on both
- * providers whose reads are local: the bare dsh-fs-local and the product's dsh-fs-sandbox.
+ * windows, same totals and estimates, same encodings and observations, same errors. Both run
+ * here on the same files, on both providers whose reads are local: the bare dsh-fs-local and
+ * the product's dsh-fs-sandbox.
  */
 import { mkdir, open, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import iconv from 'iconv-lite'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import type { Config } from '../src/config.ts'
+import type { TextValue } from '../src/value.ts'
 import { readText } from '../src/text.ts'
 import { localPath } from '../src/local.ts'
+import { Source } from '../src/source.ts'
 import { statRegular } from '../src/target.ts'
 import type { WindowRequest } from '../src/window.ts'
 import { readHost } from './harness.ts'
@@ -29,12 +34,18 @@ function describeOnBoth(name: string, body: () => void): void {
 
 const CHUNK = 64 * 1024
 
-async function both(name: string, request: WindowRequest) {
+async function both(name: string, request: WindowRequest, encoding?: string) {
   const target = await host.ctx.fs.resolve(join(host.cwd, name))
   const info = (await host.ctx.fs.stat(target))!
   const exec = { signal: new AbortController().signal } as ToolExecution
-  const run = (fastPath: boolean) => readText(host.ctx, exec, target, info, request, 50 * 1024 * 1024, { fastPath })
-    .then((value) => ({ value }), (error: Error) => ({ error: `${error.constructor.name}: ${error.message}` }))
+  const config = { maxLineLength: request.maxLineLength, maxBytes: request.maxBytes } as Config
+  const options = { offset: request.offset, limit: request.limit, ...encoding === undefined ? {} : { encoding } }
+  const run = async (fastPath: boolean) => {
+    const local = fastPath ? await localPath(host.ctx, target) : undefined
+    if (fastPath && local === undefined) throw new Error('the fast path does not apply')
+    return await readText({ source: new Source(host.ctx, exec, target, info, 50 * 1024 * 1024, local), config, options })
+      .then((result) => ({ value: result.value as TextValue, observe: result.observe }), (error: Error) => ({ error: `${error.constructor.name}: ${error.message}` }))
+  }
   return { fast: await run(true), provider: await run(false) }
 }
 
@@ -64,11 +75,30 @@ const cases: Record<string, () => Buffer> = {
   'truncated sequence at EOF': () => Buffer.concat([Buffer.from('ok\n'), Buffer.from([0xe6, 0xbc])]),
   'overlong encoding': () => Buffer.concat([Buffer.from('a\n'), Buffer.from([0xe0, 0x80, 0x80]), Buffer.from('\n')]),
   'UTF-16LE with BOM': () => Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a\nb\n', 'utf16le')]),
+  'UTF-16BE with BOM': () => Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('a\nb\n', 'utf16le').swap16()]),
+  'UTF-32LE with BOM': () => iconv.encode('a\n漢😀\n', 'utf-32le', { addBOM: true }),
+  'UTF-32BE with BOM': () => iconv.encode('a\n漢😀\n', 'utf-32be', { addBOM: true }),
+  'GBK, lines across chunk boundaries': () => iconv.encode(Array.from({ length: 5000 }, (_, i) => `${i} 中文注释，编码测试 ${'汉'.repeat(i % 40)}`).join('\r\n'), 'gbk'),
+  'GB18030 four-byte characters in a long line': () => iconv.encode(`开始\n${'😀中ab'.repeat(30000)}\n结束\n`, 'gb18030'),
+  'Big5': () => iconv.encode('這是繁體中文的檔案，用於測試編碼偵測功能。\n第二行：臺灣的資料。\n'.repeat(50), 'big5'),
+  'Shift_JIS': () => iconv.encode('これは日本語のテキストです。文字コードの検出をテストします。\n'.repeat(50), 'shift_jis'),
+  'windows-1252': () => iconv.encode('café crème — 5 € and it’s “quoted”\n'.repeat(3), 'windows-1252'),
+  'a lead byte before a line feed': () => Buffer.concat([iconv.encode('中文\n'.repeat(20), 'gbk'), Buffer.from([0xd6, 0x0a, 0x41, 0x0a])]),
   'empty': () => Buffer.alloc(0),
   'only newlines': () => Buffer.from('\n\n\n'),
 }
 
 describeOnBoth('fast path = provider path', () => {
+  it('an encoding argument decodes alike, whatever the content', async () => {
+    await writeFile(join(host.cwd, 'forced.txt'), iconv.encode('第一行\n第二行\n', 'gbk'))
+    for (const encoding of ['gbk', 'big5', 'utf-16le', 'latin1', 'utf-8']) {
+      for (const request of windows) {
+        const { fast, provider } = await both('forced.txt', request, encoding)
+        expect(fast).toEqual(provider)
+      }
+    }
+  })
+
   for (const [name, make] of Object.entries(cases)) {
     it(name, async () => {
       const file = `${name.replace(/\W+/g, '-')}.txt`
@@ -80,7 +110,7 @@ describeOnBoth('fast path = provider path', () => {
     })
   }
 
-  it('files beyond 64 MiB: same estimate, and invalid bytes near the window decide alike', async () => {
+  it('files beyond 64 MiB: same estimate; invalid bytes past maxFileBytes are decoded only off the local disk', async () => {
     const path = join(host.cwd, 'big.bin')
     const handle = await open(path, 'w')
     const block = Buffer.from('0123456789abcdef\n'.repeat(CHUNK / 16))
@@ -98,10 +128,16 @@ describeOnBoth('fast path = provider path', () => {
       { offset: 200_000, limit: 3, maxLineLength: 2000, maxBytes: 102400 },
     ]) {
       const { fast, provider } = await both('big.bin', request)
-      expect(fast).toEqual(provider)
-      outcomes.push('error' in fast ? 'error' : (fast.value.totalExact ? 'exact' : 'estimate'))
+      if ('error' in provider) {
+        // A provider reads non-UTF-8 text whole, and this file is over maxFileBytes; the local disk is streamed.
+        expect(provider.error).toContain('not UTF-8 text, and this file system provider reads other text whole')
+        outcomes.push('error' in fast ? 'error' : fast.value.encoding)
+      } else {
+        expect(fast).toEqual(provider)
+        outcomes.push('error' in fast ? 'error' : (fast.value.totalExact ? 'exact' : 'estimate'))
+      }
     }
-    expect(outcomes).toEqual(['estimate', 'error', 'error'])
+    expect(outcomes).toEqual(['estimate', 'windows-1252', 'windows-1252'])
   })
 
   it('files beyond 64 MiB of multibyte text: the same estimate wherever the window lies', async () => {

@@ -48,16 +48,16 @@ describe('errors', () => {
     })
   })
 
-  const binary = (name: string) => `Error: cannot read "${join(host.cwd, name)}": binary file (NUL bytes or not UTF-8/UTF-16 text); read_file reads text, png/jpg/gif/webp/bmp images and .ipynb notebooks`
+  const binary = (name: string) => `Error: cannot read "${join(host.cwd, name)}": binary file (NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`
 
   it('binary by content (a NUL), whatever the extension', async () => {
     await writeFile(join(host.cwd, 'data.txt'), Buffer.from([0x61, 0x00, 0x62, 0x0a]))
     expect(await failure({ file_path: 'data.txt' })).toEqual({ text: binary('data.txt'), code: 'FS_NOT_TEXT' })
   })
 
-  it('binary by content (undecodable bytes)', async () => {
-    await writeFile(join(host.cwd, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]))
-    expect((await failure({ file_path: 'latin1.txt' })).text).toBe(binary('latin1.txt'))
+  it('binary by content: NULs in text that is not UTF-8', async () => {
+    await writeFile(join(host.cwd, 'mixed.txt'), Buffer.concat([Buffer.from('caf\xe9\n', 'latin1'), Buffer.alloc(20), Buffer.from('x\n')]))
+    expect((await failure({ file_path: 'mixed.txt' })).text).toBe(binary('mixed.txt'))
   })
 
   it('an empty file_path, and offset / limit that are not positive', async () => {
@@ -119,7 +119,7 @@ describe('errors', () => {
     try {
       await writeFile(join(small.cwd, 'n.ipynb'), '{"cells": []}')
       expect((await failure({ file_path: 'n.ipynb' }, small))).toEqual({
-        text: `Error: cannot read "${join(small.cwd, 'n.ipynb')}": 13 bytes exceeds maxFileBytes (10) for images and notebooks, which are read whole — read a smaller file, or raise maxFileBytes in tool-read's config`,
+        text: `Error: cannot read "${join(small.cwd, 'n.ipynb')}": 13 bytes exceeds maxFileBytes (10) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`,
         code: 'FS_TOO_LARGE',
       })
     } finally {

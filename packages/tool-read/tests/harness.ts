@@ -1,5 +1,6 @@
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { PDFDocument, StandardFonts } from 'pdf-lib'
 import { bootHost, type Host, type HostOptions } from '@gencode-ai/testkit'
 import * as Read from '../src/index.ts'
 import type { Config } from '../src/config.ts'
@@ -25,3 +26,16 @@ export async function files(root: string, tree: Record<string, string | Uint8Arr
 }
 
 export { mkdtemp }
+
+/** A PDF of `count` pages: page N reads "Page N text" and "second line", except those in `blank` (no text layer). */
+export async function makePdf(count: number, blank: readonly number[] = []): Promise<Uint8Array> {
+  const doc = await PDFDocument.create()
+  const font = await doc.embedFont(StandardFonts.Helvetica)
+  for (let n = 1; n <= count; n++) {
+    const page = doc.addPage([200, 200])
+    if (blank.includes(n)) continue
+    page.drawText(`Page ${n} text`, { x: 10, y: 150, font, size: 12 })
+    page.drawText('second line', { x: 10, y: 130, font, size: 12 })
+  }
+  return await doc.save({ useObjectStreams: false })
+}

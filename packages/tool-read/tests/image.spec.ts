@@ -134,6 +134,30 @@ describe('images with an image-capable route and an attachment store', () => {
   })
 })
 
+describe('a store that admits only JPEG', () => {
+  /** The attachment store with its admitted types narrowed (the one injected fault). */
+  async function jpegOnly(): Promise<Host> {
+    const on = await imageHost({ store: true, imageInput: true })
+    const limits = on.ctx.attachments.imageLimits
+    Object.defineProperty(on.ctx.attachments, 'imageLimits', { value: { ...limits, mediaTypes: ['image/jpeg'] } })
+    return on
+  }
+
+  it('a BMP and an oversized PNG are converted to JPEG, which it admits', async () => {
+    const on = await jpegOnly()
+    await writeFile(join(on.cwd, 'pic.bmp'), bmp(40, 30))
+    await writeFile(join(on.cwd, 'big.png'), await png(3000, 100))
+    for (const [file, size] of [['pic.bmp', [40, 30]], ['big.png', [2000, 66]]] as const) {
+      const result = await execTool(on.ctx, 'read_file', { file_path: file }, { agent: on.agent() })
+      expect(result.isError, textOf(result)).toBe(false)
+      const attached = (result.value as unknown as { attached: ImageAttachmentRef }).attached
+      expect(attached).toMatchObject({ mediaType: 'image/jpeg', width: size[0], height: size[1] })
+      const stored = await storedImage(on, { ...attached, attachmentId: AttachmentId(String(attached.attachmentId)) })
+      expect(stored.format).toBe('jpeg')
+    }
+  })
+})
+
 describe('images without an image block', () => {
   it('a route without image input gets a text description, not an error', async () => {
     const on = await imageHost({ store: true, imageInput: false })
@@ -213,7 +237,7 @@ describe('image errors', () => {
     await writeFile(join(host.cwd, 'big.png'), await png(40, 30))
     const size = (await readFile(join(host.cwd, 'big.png'))).length
     expect(textOf(await execTool(host.ctx, 'read_file', { file_path: 'big.png' }))).toBe(
-      `Error: cannot read "${join(host.cwd, 'big.png')}": ${size} bytes exceeds maxFileBytes (100) for images and notebooks, which are read whole — read a smaller file, or raise maxFileBytes in tool-read's config`,
+      `Error: cannot read "${join(host.cwd, 'big.png')}": ${size} bytes exceeds maxFileBytes (100) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`,
     )
   })
 })

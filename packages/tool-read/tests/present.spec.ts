@@ -45,23 +45,29 @@ describe('more errors', () => {
     expect(textOf(result)).toBe(`Error: cannot read "${join(host.cwd, 'pipe')}": not a regular file (a device, socket or pipe)`)
   })
 
-  for (const [what, options] of [['the local fast path', {}], ['a sandboxing provider', { sandbox: 'workspace-write' as const }]] as const) {
-    it(`UTF-16 larger than maxFileBytes is not called binary: the error says what to do (${what})`, async () => {
-      const small = await readHost({ maxFileBytes: 8 }, options)
-      try {
-        const wide = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello there\n', 'utf16le')])
-        await writeFile(join(small.cwd, 'wide.txt'), wide)
-        const result = await execTool(small.ctx, 'read_file', { file_path: 'wide.txt' })
-        expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_TOO_LARGE')
-        expect(textOf(result)).toBe(
-          `Error: cannot read "${join(small.cwd, 'wide.txt')}": not UTF-8 text, and a file of ${wide.length} bytes over maxFileBytes (8) is not read whole to check for UTF-16 — if it is UTF-16 text, read a smaller file, convert it to UTF-8 (read at any size), or raise maxFileBytes in tool-read's config; otherwise it is a binary file`,
-        )
-        // Within maxFileBytes, a file without a BOM is binary.
-        await writeFile(join(small.cwd, 'blob.txt'), Buffer.from([1, 0, 2, 0]))
-        expect(textOf(await execTool(small.ctx, 'read_file', { file_path: 'blob.txt' }))).toMatch(/^Error: cannot read ".*blob\.txt": binary file \(/)
-      } finally {
-        await small.dispose()
-      }
-    })
-  }
+  it('non-UTF-8 text larger than maxFileBytes: decoded off the local disk; a provider that reads it whole says what to do', async () => {
+    const wide = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('hello there\n', 'utf16le')])
+    // The product composition reads off the local disk; a provider whose reads are its own
+    // (here: dsh-fs-local with readBytes wrapped on the instance) goes through ctx.fs.
+    const local = await readHost({ maxFileBytes: 8 }, { sandbox: 'workspace-write' })
+    const remote = await readHost({ maxFileBytes: 8 })
+    const fs = remote.ctx.fs
+    fs.readBytes = fs.readBytes.bind(fs)
+    try {
+      await writeFile(join(local.cwd, 'wide.txt'), wide)
+      expect(textOf(await execTool(local.ctx, 'read_file', { file_path: 'wide.txt' }))).toBe('1\thello there')
+      await writeFile(join(remote.cwd, 'wide.txt'), wide)
+      const result = await execTool(remote.ctx, 'read_file', { file_path: 'wide.txt' })
+      expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_TOO_LARGE')
+      expect(textOf(result)).toBe(
+        `Error: cannot read "${join(remote.cwd, 'wide.txt')}": not UTF-8 text, and this file system provider reads other text whole, so a file over maxFileBytes (8) is not decoded — convert it to UTF-8, read a smaller file, or raise maxFileBytes in tool-read's config`,
+      )
+      // Within maxFileBytes, NUL-heavy content without a BOM is binary.
+      await writeFile(join(remote.cwd, 'blob.txt'), Buffer.from([1, 0, 2, 0]))
+      expect(textOf(await execTool(remote.ctx, 'read_file', { file_path: 'blob.txt' }))).toMatch(/^Error: cannot read ".*blob\.txt": binary file \(/)
+    } finally {
+      await local.dispose()
+      await remote.dispose()
+    }
+  })
 })

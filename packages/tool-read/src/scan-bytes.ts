@@ -1,23 +1,18 @@
 /**
- * The local fast path: the same window as text-stream.ts, computed on raw bytes read straight
- * from the local disk, without decoding lines that are not shown. Used only when ctx.fs is the
- * plain local provider (no sandbox), and proven byte-identical to the provider path by a
- * differential test. To decide alike it mirrors the provider's stream exactly: 64 KiB chunks
- * from offset 0, a NUL check over the first 8 KiB, fatal UTF-8 decoding with a leading BOM
- * dropped, and an incomplete character carried to the next chunk.
+ * A window computed on raw bytes, decoding only the lines shown. Two codecs: UTF-8 off the local
+ * disk (the fast path), which mirrors the provider's stream exactly so it decides alike — 64 KiB
+ * chunks from offset 0, a NUL check over the first 8 KiB, fatal UTF-8 decoding with a leading BOM
+ * dropped, an incomplete character carried to the next chunk — and the line-safe legacy
+ * encodings (see encoding.ts), where every 0x0A byte is a line feed.
  */
 
-import { open } from 'node:fs/promises'
 import { isUtf8 } from 'node:buffer'
 import { FsError } from '@deepseek-ai/dsh-fs'
+import { decodeBytes, NUL_SAMPLE } from './encoding.ts'
 import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
 
 /** The provider's stream chunk (fs.createReadStream's default highWaterMark). */
 const CHUNK = 64 * 1024
-/** Bytes read per syscall: a whole number of chunks. */
-const BLOCK = 16 * CHUNK
-/** The provider's binary sample: a NUL in the first 8 KiB marks a binary file. */
-const NUL_SAMPLE = 8192
 
 export class NotText extends Error {}
 
@@ -46,12 +41,23 @@ function validPrefix(tail: Uint8Array): boolean {
   return third === undefined || (third & 0xc0) === 0x80
 }
 
-export async function scanLocalText(path: string, request: WindowRequest, size: number | undefined, signal: AbortSignal): Promise<TextWindow> {
+/** `encoding` undefined: strict UTF-8 (throws NotText as the provider would); else a line-safe legacy encoding. */
+export async function scanBytes(
+  blocks: AsyncIterable<Buffer>,
+  request: WindowRequest,
+  size: number | undefined,
+  signal: AbortSignal,
+  encoding?: string,
+): Promise<TextWindow> {
   const window = new WindowCollector(request)
   const early = size !== undefined && size > EXACT_TOTAL_BYTES
+  const utf8 = encoding === undefined
   // Enough bytes to hold maxLineLength + 1 whole UTF-16 units plus one split character.
-  const prefixCap = (request.maxLineLength + 1) * 3 + 3
+  const perUnit = utf8 ? 3 : 4
+  const prefixCap = (request.maxLineLength + 1) * perUnit + perUnit
   const decoder = new TextDecoder('utf-8')
+  const decode = (bytes: Buffer, start: number, end: number): string =>
+    utf8 ? bytes.toString('utf8', start, end) : decodeBytes(bytes.subarray(start, end), encoding)
   let parts: Uint8Array[] = []
   let partBytes = 0
   let lineBytes = 0
@@ -73,7 +79,7 @@ export async function scanLocalText(path: string, request: WindowRequest, size: 
   }
   const finishLine = (): void => {
     const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts, partBytes)
-    take(decoder.decode(bytes), partBytes === lineBytes)
+    take(utf8 ? decoder.decode(bytes) : decodeBytes(bytes, encoding), partBytes === lineBytes)
     parts = []
     partBytes = 0
     lineBytes = 0
@@ -81,14 +87,17 @@ export async function scanLocalText(path: string, request: WindowRequest, size: 
 
   /** One provider chunk: returns true when the scan may stop. */
   const chunk = (raw: Buffer, position: number): boolean => {
-    if (position < NUL_SAMPLE && raw.subarray(0, NUL_SAMPLE - position).includes(0)) throw new NotText()
-    let region = carry.length === 0 ? raw : Buffer.concat([carry, raw])
-    const tail = incompleteTail(region)
-    if (tail > 0 && !validPrefix(region.subarray(region.length - tail))) throw new NotText()
-    carry = tail > 0 ? Buffer.from(region.subarray(region.length - tail)) : Buffer.alloc(0)
-    region = region.subarray(0, region.length - tail)
-    if (!isUtf8(region)) throw new NotText()
-    if (first && region.length > 0) {
+    let region = raw
+    if (utf8) {
+      if (position < NUL_SAMPLE && raw.subarray(0, NUL_SAMPLE - position).includes(0)) throw new NotText()
+      region = carry.length === 0 ? raw : Buffer.concat([carry, raw])
+      const tail = incompleteTail(region)
+      if (tail > 0 && !validPrefix(region.subarray(region.length - tail))) throw new NotText()
+      carry = tail > 0 ? Buffer.from(region.subarray(region.length - tail)) : Buffer.alloc(0)
+      region = region.subarray(0, region.length - tail)
+      if (!isUtf8(region)) throw new NotText()
+    }
+    if (utf8 && first && region.length > 0) {
       first = false
       if (region[0] === 0xef && region[1] === 0xbb && region[2] === 0xbf) region = region.subarray(3)
     }
@@ -113,7 +122,7 @@ export async function scanLocalText(path: string, request: WindowRequest, size: 
       if (parts.length === 0 && lineBytes === 0) {
         // The common case: the whole line lies in this chunk; decode it in place.
         const end = Math.min(newline, start + prefixCap)
-        take(region.toString('utf8', start, end), end === newline)
+        take(decode(region, start, end), end === newline)
       } else {
         keep(region.subarray(start, newline))
         finishLine()
@@ -129,27 +138,14 @@ export async function scanLocalText(path: string, request: WindowRequest, size: 
     return early && window.canStop(partial)
   }
 
-  const handle = await open(path, 'r')
-  try {
-    const block = Buffer.allocUnsafe(BLOCK)
-    let position = 0
-    for (;;) {
-      if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
-      let filled = 0
-      while (filled < BLOCK) {
-        const { bytesRead } = await handle.read(block, filled, BLOCK - filled, position + filled)
-        if (bytesRead === 0) break
-        filled += bytesRead
-      }
-      for (let at = 0; at < filled; at += CHUNK) {
-        const raw = block.subarray(at, Math.min(filled, at + CHUNK))
-        if (chunk(raw, position + at)) return window.estimate(size ?? 0, bytesSeen, partial)
-      }
-      position += filled
-      if (filled < BLOCK) break
+  let position = 0
+  for await (const block of blocks) {
+    if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+    for (let at = 0; at < block.length; at += CHUNK) {
+      const raw = block.subarray(at, Math.min(block.length, at + CHUNK))
+      if (chunk(raw, position + at)) return window.estimate(size ?? 0, bytesSeen, partial)
     }
-  } finally {
-    await handle.close()
+    position += block.length
   }
   if (carry.length > 0) throw new NotText()
   if (partial) {

@@ -1,6 +1,6 @@
 /**
- * The provider path: scan decoded text chunks from ctx.fs.streamText (or one decoded string)
- * into a window. Memory holds one chunk and at most maxLineLength + 1 units of the current line.
+ * Scan decoded text chunks (ctx.fs.streamText, or a decoder's output) into a window. Memory holds
+ * one chunk and at most maxLineLength + 1 units of the current line.
  */
 
 import { FsError } from '@deepseek-ai/dsh-fs'
@@ -11,6 +11,8 @@ export async function scanTextChunks(
   request: WindowRequest,
   size: number | undefined,
   signal: AbortSignal,
+  /** Bytes consumed so far, when the chunks were not UTF-8 (for the estimate of a large file's total). */
+  counter?: { bytes: number },
 ): Promise<TextWindow> {
   const window = new WindowCollector(request)
   const cap = request.maxLineLength + 1
@@ -33,13 +35,13 @@ export async function scanTextChunks(
 
   for await (const chunk of chunks) {
     if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
-    if (early) bytesSeen += Buffer.byteLength(chunk, 'utf8')
+    if (early) bytesSeen = counter?.bytes ?? bytesSeen + Buffer.byteLength(chunk, 'utf8')
     let start = 0
     let newline: number
     for (;;) {
       const skip = window.skippable
       if (skip > 0) {
-        // The same counting loop as text-local.ts, on decoded text (kept per scanner: see skipLines).
+        // The same counting loop as scan-bytes.ts, on decoded text (kept per scanner: see skipLines).
         let counted = 0
         while (counted < skip && (newline = chunk.indexOf('\n', start)) !== -1) {
           counted += 1

@@ -1,0 +1,27 @@
+/** What every reader (text, image, notebook, pdf) takes and gives: one signature, one row each in tool.ts. */
+
+import type { Config } from './config.ts'
+import type { Source } from './source.ts'
+import type { ReadValue } from './value.ts'
+
+export interface ReadOptions {
+  /** 1-based first line (cell for notebooks). */
+  offset: number
+  limit: number
+  encoding?: string
+  pages?: string
+}
+
+export interface ReadRequest {
+  source: Source
+  config: Config
+  options: ReadOptions
+}
+
+export interface ReadResult {
+  value: ReadValue
+  /** Whether to emit fs/observed, so dsh-tool-fs's edit/write accept a follow-up edit. */
+  observe: boolean
+}
+
+export type Reader = (request: ReadRequest) => Promise<ReadResult>

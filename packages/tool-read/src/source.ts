@@ -1,0 +1,95 @@
+/**
+ * The bytes of the file being read, from the local disk when the fast path applies, else through
+ * ctx.fs. The provider reads bytes only whole (readBytes has no range), so there a file is read
+ * whole only when a reader needs it, and only up to maxFileBytes.
+ */
+
+import { open } from 'node:fs/promises'
+import type { Context } from '@deepseek-ai/cordis'
+import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
+import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+
+/** Bytes the reader table looks at. */
+const HEAD_BYTES = 64
+/** Bytes read per syscall on the local path: a whole number of the provider's 64 KiB chunks. */
+const BLOCK = 1024 * 1024
+
+export class Source {
+  private whole: Promise<Uint8Array> | undefined
+
+  constructor(
+    readonly ctx: Context,
+    readonly exec: ToolExecution,
+    readonly target: FsTarget,
+    readonly info: FsInfo,
+    readonly maxFileBytes: number,
+    /** The node:fs path when the local fast path applies. */
+    readonly local: string | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.exec.signal
+  }
+
+  /**
+   * The first bytes, to pick a reader. Through a provider: the first chunk of its UTF-8 stream,
+   * else (not UTF-8) the whole file when it may be read whole; empty when nothing can be seen.
+   */
+  async head(): Promise<Uint8Array> {
+    if (this.local !== undefined) {
+      for await (const block of this.chunks(HEAD_BYTES)) return block
+      return new Uint8Array(0)
+    }
+    try {
+      for await (const text of await this.ctx.fs.streamText(this.target, this.signal)) {
+        if (text !== '') return Buffer.from(text.slice(0, HEAD_BYTES))
+      }
+      return new Uint8Array(0)
+    } catch (error) {
+      if (!(error instanceof FsError && error.code === 'FS_NOT_TEXT')) throw error
+    }
+    if (this.info.size !== undefined && this.info.size > this.maxFileBytes) return new Uint8Array(0)
+    return (await this.bytes()).subarray(0, HEAD_BYTES)
+  }
+
+  /** The whole file, at most maxFileBytes (read once per call). */
+  bytes(): Promise<Uint8Array> {
+    const size = this.info.size
+    if (size !== undefined && size > this.maxFileBytes) {
+      return Promise.reject(new FsError(
+        `cannot read "${this.target.displayPath}": ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`,
+        'FS_TOO_LARGE',
+      ))
+    }
+    this.whole ??= this.ctx.fs.readBytes(this.target, this.signal, this.maxFileBytes)
+    return this.whole
+  }
+
+  /** The file in order: 1 MiB blocks off the local disk, else the whole file as one chunk. */
+  async *chunks(blockBytes = BLOCK): AsyncIterable<Buffer> {
+    if (this.local === undefined) {
+      const bytes = await this.bytes()
+      yield Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      return
+    }
+    const handle = await open(this.local, 'r')
+    try {
+      let position = 0
+      for (;;) {
+        if (this.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+        const block = Buffer.allocUnsafe(blockBytes)
+        let filled = 0
+        while (filled < blockBytes) {
+          const { bytesRead } = await handle.read(block, filled, blockBytes - filled, position + filled)
+          if (bytesRead === 0) break
+          filled += bytesRead
+        }
+        if (filled > 0) yield block.subarray(0, filled)
+        position += filled
+        if (filled < blockBytes) return
+      }
+    } finally {
+      await handle.close()
+    }
+  }
+}
