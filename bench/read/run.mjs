@@ -23,6 +23,10 @@ const SIZE = Number(process.env.READ_BENCH_BYTES ?? 1024 ** 3)
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'read-bench-')))
 const file = join(dir, 'big.txt')
 
+function row(name, { ms, rssMB }, base, target) {
+  return `${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2).padStart(6)}x  rss +${rssMB.toFixed(1)} MB  (${target})`
+}
+
 function generate() {
   const fd = openSync(file, 'w')
   let line = 0
@@ -121,7 +125,6 @@ try {
   const shown = check.value.lines.length
   const theirs = await firstParty(sandboxed, { offset: a, limit: 2000 })
   if (theirs.value.lines.length !== shown) throw new Error(`first-party read showed ${theirs.value.lines.length} lines, read_file ${shown}: not the same window`)
-  const row = (name, { ms, rssMB }, base, target) => `${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2).padStart(6)}x  rss +${rssMB.toFixed(1)} MB  (${target})`
   const [firstOurs, firstBare] = first.results
   const [endOurs, endTheirs, endBare] = end.results
   console.log(`file: ${(SIZE / 2 ** 30).toFixed(2)} GiB, ${lines} lines; window near the end: lines ${a}-${b} (${shown} shown, by both tools)`)

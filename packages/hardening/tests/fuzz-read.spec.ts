@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as Read from '../../tool-read/src/index.ts'
-import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
+import { argsFor, nastyNumber, nastyString, sometimes } from '../src/arbitraries.ts'
 import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { makeFixture } from '../src/fixture.ts'
 
@@ -28,8 +28,6 @@ beforeAll(async () => {
 afterAll(async () => { await host.dispose() })
 
 const PARAMS = ['file_path', 'offset', 'limit']
-
-const sometimes = <T>(good: fc.Arbitrary<T>, nasty: fc.Arbitrary<unknown>) => fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: nasty })
 
 const readArgs = argsFor({
   file_path: sometimes(fc.constantFrom(
