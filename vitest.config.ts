@@ -1,6 +1,10 @@
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  // Workspace packages that export a `source` condition (the test kit) run from their TypeScript
+  // source in tests; plain Node (the main job) gets their built JS.
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'] } },
   test: {
     include: ['packages/*/tests/**/*.spec.ts'],
     setupFiles: ['packages/testkit/src/polyfill.ts'],

@@ -7,11 +7,8 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime, { CallId } from '@deepseek-ai/dsh-llm'
-import SessionStore from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
+import { CallId } from '@deepseek-ai/dsh-llm'
+import { bootServices } from '@gencode-ai/testkit'
 import * as BashBg from '@gencode-ai/dsh-tool-bash-bg'
 
 const GiB = 1024 ** 3
@@ -22,11 +19,7 @@ const ms = (ns) => Number(ns) / 1e6
 const keepAlive = setInterval(() => {}, 1000)
 
 async function boot(config) {
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: '' })
-  await ctx.plugin(ToolRuntime, {})
+  const ctx = await bootServices({ cwd: process.cwd() })
   await ctx.plugin(BashBg, { maxEntries: 1000, ...config })
   let seq = 0
   const call = (args) => ctx.tools.execute({ callId: CallId(`b${++seq}`), name: 'bash_bg', arguments: args, signal: new AbortController().signal })

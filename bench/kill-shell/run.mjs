@@ -10,11 +10,9 @@
 // 3. a shell with 20 descendants: survivors reported by kill_shell and found in /proc (must be 0)
 import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
-import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime, { CallId } from '@deepseek-ai/dsh-llm'
-import SessionStore from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime, { defineTool } from '@deepseek-ai/dsh-tools'
+import { CallId } from '@deepseek-ai/dsh-llm'
+import { defineTool } from '@deepseek-ai/dsh-tools'
+import { bootServices } from '@gencode-ai/testkit'
 import * as BashBg from '@gencode-ai/dsh-tool-bash-bg'
 import * as KillShell from '@gencode-ai/dsh-tool-kill-shell'
 
@@ -41,11 +39,7 @@ function groupPids(pgid) {
   return found
 }
 
-const ctx = new Context()
-await ctx.plugin(LlmRuntime)
-await ctx.plugin(SessionStore)
-await ctx.plugin(SystemPrompt, { persona: '' })
-await ctx.plugin(ToolRuntime, {})
+const ctx = await bootServices({ cwd: process.cwd() })
 await ctx.plugin(BashBg, { maxEntries: 1000 })
 await ctx.plugin(KillShell, {})
 while (ctx.tools.get('kill_shell') === undefined) await sleep(5)

@@ -7,21 +7,18 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, openSync, writeSync, closeSync, rmSync, realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime, { CallId } from '@deepseek-ai/dsh-llm'
-import SessionStore from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
-import AgentRegistry from '@deepseek-ai/dsh-agent'
-import LocalFileSystem from '@deepseek-ai/dsh-fs-local'
-import SandboxedFileSystem from '@deepseek-ai/dsh-fs-sandbox'
-import SandboxPolicy from '@deepseek-ai/dsh-sandbox-policy'
+import { CallId } from '@deepseek-ai/dsh-llm'
 import * as ToolFs from '@deepseek-ai/dsh-tool-fs'
+import { bootServices } from '@gencode-ai/testkit'
 import * as Read from '../../packages/tool-read/dist/index.js'
 
 const SIZE = Number(process.env.READ_BENCH_BYTES ?? 1024 ** 3)
 const dir = realpathSync(mkdtempSync(join(tmpdir(), 'read-bench-')))
 const file = join(dir, 'big.txt')
+
+function row(name, { ms, rssMB }, base, target) {
+  return `${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2).padStart(6)}x  rss +${rssMB.toFixed(1)} MB  (${target})`
+}
 
 function generate() {
   const fd = openSync(file, 'w')
@@ -37,20 +34,9 @@ function generate() {
 }
 
 async function host(sandboxed) {
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: '' })
-  await ctx.plugin(ToolRuntime, {})
-  await ctx.plugin(AgentRegistry)
-  if (sandboxed) {
-    await ctx.plugin(SandboxPolicy, { mode: 'workspace-write', workspaceRoot: dir })
-    await ctx.plugin(SandboxedFileSystem, { cwd: dir })
-    // First-party read, with our byte budget (its default is 50 KiB) so both return the same window.
-    await ctx.plugin(ToolFs, { readMaxBytes: 100 * 1024 })
-  } else {
-    await ctx.plugin(LocalFileSystem, { cwd: dir })
-  }
+  const ctx = await bootServices({ cwd: dir, ...sandboxed ? { sandbox: 'workspace-write' } : {} })
+  // First-party read, with our byte budget (its default is 50 KiB) so both return the same window.
+  if (sandboxed) await ctx.plugin(ToolFs, { readMaxBytes: 100 * 1024 })
   await ctx.plugin(Read, {})
   return ctx
 }
@@ -121,7 +107,6 @@ try {
   const shown = check.value.lines.length
   const theirs = await firstParty(sandboxed, { offset: a, limit: 2000 })
   if (theirs.value.lines.length !== shown) throw new Error(`first-party read showed ${theirs.value.lines.length} lines, read_file ${shown}: not the same window`)
-  const row = (name, { ms, rssMB }, base, target) => `${name.padEnd(46)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2).padStart(6)}x  rss +${rssMB.toFixed(1)} MB  (${target})`
   const [firstOurs, firstBare] = first.results
   const [endOurs, endTheirs, endBare] = end.results
   console.log(`file: ${(SIZE / 2 ** 30).toFixed(2)} GiB, ${lines} lines; window near the end: lines ${a}-${b} (${shown} shown, by both tools)`)

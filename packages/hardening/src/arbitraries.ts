@@ -18,7 +18,7 @@ export const nastyNumber: fc.Arbitrary<number> = fc.oneof(
 )
 
 /** Any JSON value a model could send. */
-export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
+const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   nastyString,
   nastyNumber,
   fc.boolean(),
@@ -33,12 +33,18 @@ export const anyJson: fc.Arbitrary<unknown> = fc.oneof(
  */
 export function argsFor(keys: Record<string, fc.Arbitrary<unknown>>, required: string[] = []): fc.Arbitrary<unknown> {
   const record = fc.record(
-    Object.fromEntries(Object.entries(keys).map(([key, good]) => [key, fc.oneof({ weight: 15, arbitrary: good }, { weight: 1, arbitrary: anyJson })])),
+    Object.fromEntries(Object.entries(keys).map(([key, good]) => [key, sometimes(good, anyJson, 15)])),
     { requiredKeys: required },
   )
+  const extraKeys = fc.dictionary(fc.string({ maxLength: 8 }), anyJson, { maxKeys: 2 })
   return fc.oneof(
     { weight: 12, arbitrary: record },
-    { weight: 2, arbitrary: fc.tuple(record, fc.dictionary(fc.string({ maxLength: 8 }), anyJson, { maxKeys: 2 })).map(([a, b]) => ({ ...b, ...(a as object) })) },
+    { weight: 2, arbitrary: fc.tuple(record, extraKeys).map(([a, b]) => ({ ...b, ...(a as object) })) },
     { weight: 1, arbitrary: anyJson },
   )
+}
+
+/** `good` most of the time (`weight` to 1), otherwise `nasty`. */
+export function sometimes<T>(good: fc.Arbitrary<T>, nasty: fc.Arbitrary<unknown>, weight = 4): fc.Arbitrary<unknown> {
+  return fc.oneof({ weight, arbitrary: good }, { weight: 1, arbitrary: nasty })
 }

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 
 /** The env var every process a spec spawns inherits: its value is unique to the spec file. */
-export const MARK_VAR = 'HARDENING_MARK'
+const MARK_VAR = 'HARDENING_MARK'
 
 /** Set a fresh marker in this process's env (inherited by everything spawned after). */
 export function markChildren(label: string): string {

@@ -13,7 +13,7 @@ import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
 import type { BackgroundShellRegistry } from '../../tool-bash-bg/src/index.ts'
 import * as KillShell from '../../tool-kill-shell/src/index.ts'
-import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
+import { argsFor, nastyNumber, nastyString, sometimes } from '../src/arbitraries.ts'
 import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { markChildren, markedPids, until } from '../src/procs.ts'
 
@@ -61,8 +61,6 @@ beforeAll(async () => {
   expect(ids.get('job')?.job_id).toBeDefined()
 })
 afterAll(async () => { await host.dispose() })
-
-const sometimes = <T>(good: fc.Arbitrary<T>, nasty: fc.Arbitrary<unknown>) => fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: nasty })
 
 const killArgs = argsFor({
   shell_id: sometimes(

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as ListDir from '../../tool-list-dir/src/index.ts'
-import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
+import { argsFor, nastyNumber, nastyString, sometimes } from '../src/arbitraries.ts'
 import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { makeFixture } from '../src/fixture.ts'
 
@@ -15,8 +15,6 @@ beforeAll(async () => {
 afterAll(async () => { await host.dispose() })
 
 const PARAMS = ['path', 'ignore', 'recursive', 'depth', 'pattern', 'sort', 'reverse', 'directories_only', 'files_only', 'long', 'limit']
-
-const sometimes = <T>(good: fc.Arbitrary<T>, nasty: fc.Arbitrary<unknown>) => fc.oneof({ weight: 6, arbitrary: good }, { weight: 1, arbitrary: nasty })
 
 /** Well-formed values, so the generated calls reach deep into listing, not only validation. */
 const good = {
@@ -41,17 +39,17 @@ const listArgs = fc.oneof(
   fc.record(good, { requiredKeys: ['path'] }),
   // the other half: any key nasty, missing, or of the wrong type
   argsFor({
-    path: sometimes(good.path, nastyString),
-    ignore: fc.array(sometimes(fc.constantFrom('*.ts', '.*', 'src'), nastyString), { maxLength: 4 }),
+    path: sometimes(good.path, nastyString, 6),
+    ignore: fc.array(sometimes(fc.constantFrom('*.ts', '.*', 'src'), nastyString, 6), { maxLength: 4 }),
     recursive: good.recursive,
-    depth: sometimes(good.depth, nastyNumber),
-    pattern: sometimes(good.pattern, nastyString),
+    depth: sometimes(good.depth, nastyNumber, 6),
+    pattern: sometimes(good.pattern, nastyString, 6),
     sort: fc.oneof(good.sort, nastyString),
     reverse: good.reverse,
     directories_only: good.directories_only,
     files_only: good.files_only,
     long: good.long,
-    limit: sometimes(good.limit, nastyNumber),
+    limit: sometimes(good.limit, nastyNumber, 6),
   }, ['path']),
 )
 

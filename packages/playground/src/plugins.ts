@@ -14,6 +14,12 @@ export interface PluginPackage {
   needs: string[]
 }
 
+/** A package that cannot load, and why. */
+interface Skipped {
+  pkg: PluginPackage
+  reason: string
+}
+
 interface Manifest {
   name?: string
   private?: boolean
@@ -51,7 +57,10 @@ function topoSort(packages: PluginPackage[]): PluginPackage[] {
   const visit = (p: PluginPackage) => {
     if (seen.has(p.name)) return
     seen.add(p.name)
-    for (const need of p.needs) visit(byName.get(need)!)
+    for (const need of p.needs) {
+      const dep = byName.get(need)
+      if (dep !== undefined) visit(dep)
+    }
     out.push(p)
   }
   packages.forEach(visit)
@@ -59,9 +68,9 @@ function topoSort(packages: PluginPackage[]): PluginPackage[] {
 }
 
 /** The packages that can load: built, and every workspace package they need is loadable too. */
-export function loadablePlugins(packages: readonly PluginPackage[]): { ok: PluginPackage[], skipped: { pkg: PluginPackage, reason: string }[] } {
+export function loadablePlugins(packages: readonly PluginPackage[]): { ok: PluginPackage[], skipped: Skipped[] } {
   const ok: PluginPackage[] = []
-  const skipped: { pkg: PluginPackage, reason: string }[] = []
+  const skipped: Skipped[] = []
   const okNames = new Set<string>()
   for (const pkg of packages) {
     const missing = pkg.needs.filter((n) => !okNames.has(n))

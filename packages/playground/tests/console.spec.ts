@@ -45,9 +45,9 @@ describe('call syntax', () => {
   })
 
   it('reads console lines with quotes and JSON that contains spaces', () => {
-    expect(parseLine(`bash_bg command="echo \\"hi\\"; sleep 1" run_in_background=true`).args).toEqual({ command: 'echo "hi"; sleep 1', run_in_background: true })
+    expect(parseLine('bash_bg command="echo \\"hi\\"; sleep 1" run_in_background=true').args).toEqual({ command: 'echo "hi"; sleep 1', run_in_background: true })
     expect(parseLine(`list_directory path='my dir' ignore=[".*", "node_modules"]`).args).toEqual({ path: 'my dir', ignore: ['.*', 'node_modules'] })
-    expect(parseLine(`read_file file_path="42"`).args).toEqual({ file_path: '42' })
+    expect(parseLine('read_file file_path="42"').args).toEqual({ file_path: '42' })
     expect(tokenizeLine('  a  b=1 ').map((t) => t.text)).toEqual(['a', 'b=1'])
   })
 

@@ -4,7 +4,12 @@ import type { AddressInfo } from 'node:net'
 /** One chat-completions request as the dsh-llm-deepseek adapter sends it. */
 export interface ChatRequest {
   model?: string
-  messages: { role: string, content?: unknown, tool_calls?: { id: string, function: { name: string, arguments: string } }[], tool_call_id?: string }[]
+  messages: {
+    role: string
+    content?: unknown
+    tool_calls?: { id: string, function: { name: string, arguments: string } }[]
+    tool_call_id?: string
+  }[]
   tools?: { type: string, function: { name: string, description?: string, parameters?: unknown } }[]
 }
 
@@ -17,7 +22,7 @@ export interface SeenResult {
 
 export type Reply = { text: string } | { calls: { name: string, args: unknown }[] }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   body: ChatRequest
   /** The tool names offered in this request. */
   tools: string[]
@@ -59,7 +64,9 @@ export interface ScriptedModel {
  * returns the next reply. Requests that offer no tools (the session-title side request) get
  * a short text answer.
  */
-export async function startScriptedModel(script: (request: ChatRequest, results: SeenResult[]) => Reply | Promise<Reply>): Promise<ScriptedModel> {
+export async function startScriptedModel(
+  script: (request: ChatRequest, results: SeenResult[]) => Reply | Promise<Reply>,
+): Promise<ScriptedModel> {
   const requests: RecordedRequest[] = []
   let callSeq = 0
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

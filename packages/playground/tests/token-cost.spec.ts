@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { countTokens, measureFirstParty, measureOurs, recordedCost } from '../src/token-cost.ts'
+import { countTokens } from '@gencode-ai/testkit'
+import { measureFirstParty, measureOurs, recordedCost } from '../src/token-cost.ts'
 
 const root = fileURLToPath(new URL('../../..', import.meta.url))
 const FOLDER: Record<string, string> = {

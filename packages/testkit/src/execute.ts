@@ -6,7 +6,9 @@ import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'
 let callSeq = 0
 
 /** Run one call through the full tool pipeline (validation, policy, dispatch, render). */
-export function execTool(ctx: Context, name: string, args: unknown, options: { signal?: AbortSignal, agent?: Agent } = {}): Promise<ToolExecutionResult> {
+export function execTool(
+  ctx: Context, name: string, args: unknown, options: { signal?: AbortSignal, agent?: Agent } = {},
+): Promise<ToolExecutionResult> {
   return ctx.tools.execute({
     callId: CallId(`c${++callSeq}`),
     name,

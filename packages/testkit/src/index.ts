@@ -1,3 +1,4 @@
+export { bootServices, type ServicesOptions } from './services.ts'
 export { bootHost, type Host, type HostOptions } from './host.ts'
 export { ScriptedAdapter, textTurn, toolTurn, type ScriptEntry } from './scripted-adapter.ts'
 export { runTurn, toolResults, waitForIdle } from './agent.ts'

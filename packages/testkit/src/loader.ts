@@ -85,7 +85,9 @@ export function hostRows(cwd: string): EntryOptions[] {
  */
 export function bundlePatch(packageDir: string): { file: string } {
   const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
-    name?: string, main?: string, dsh?: { bundle?: { patch?: string } },
+    name?: string
+    main?: string
+    dsh?: { bundle?: { patch?: string } }
   }
   const declared = manifest.dsh?.bundle?.patch
   if (declared === undefined) {
