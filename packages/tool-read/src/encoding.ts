@@ -93,7 +93,7 @@ function strayBytesInUtf8(sample: Uint8Array): boolean {
   let bad = 0
   for (const char of new TextDecoder().decode(sample)) {
     if (char === '\uFFFD') bad++
-    else if (char.codePointAt(0)! > 0x7f) good++
+    else if ((char.codePointAt(0) ?? 0) > 0x7f) good++
   }
   return good > 0 && good >= bad * 9
 }
@@ -103,9 +103,9 @@ function pairedHighBytes(sample: Uint8Array): boolean {
   let alone = 0
   let paired = 0
   for (let i = 0; i < sample.length; i++) {
-    if (sample[i]! < 0x80) continue
+    if ((sample[i] ?? 0) < 0x80) continue
     let end = i
-    while (end < sample.length && sample[end]! >= 0x80) end++
+    while ((sample[end] ?? 0) >= 0x80) end++
     if (end - i === 1) alone++
     else paired += end - i
     i = end

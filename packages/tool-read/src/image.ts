@@ -52,7 +52,7 @@ export function sniffImage(bytes: Uint8Array): ImageFormat | undefined {
   return undefined
 }
 
-export type AttachedImage = {
+type AttachedImage = {
   attachmentId: string
   mediaType: ImageMediaType
   bytes: number
@@ -61,7 +61,7 @@ export type AttachedImage = {
   name?: string
 }
 
-export type NotAttachedReason = 'no-image-input' | 'no-attachment-store'
+type NotAttachedReason = 'no-image-input' | 'no-attachment-store'
 
 export type ImageRead = {
   format: ImageFormat
@@ -89,7 +89,7 @@ async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<bool
 }
 
 function corrupt(target: FsTarget, format: ImageFormat, cause: unknown): FsError {
-  const detail = (cause instanceof Error ? cause.message.split('\n')[0]! : String(cause)).replace(/[\s:]+$/u, '')
+  const detail = (cause instanceof Error ? cause.message.split('\n')[0] ?? '' : String(cause)).replace(/[\s:]+$/u, '')
   return new FsError(`cannot read "${target.displayPath}": corrupt ${formatName(format)} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
 }
 
@@ -125,7 +125,8 @@ async function inspect(target: FsTarget, format: ImageFormat, data: Uint8Array):
 
 /** The largest scale (≤ 1) that fits the store's per-side and pixel limits. */
 function fitScale(width: number, height: number, limits: ImageAttachmentLimits): number {
-  return Math.min(1, limits.maxImageDimension / width, limits.maxImageDimension / height, Math.sqrt(limits.maxImagePixels / (width * height)))
+  const { maxImageDimension: side, maxImagePixels: pixels } = limits
+  return Math.min(1, side / width, side / height, Math.sqrt(pixels / (width * height)))
 }
 
 async function encode(source: Sharp, width: number, height: number, mediaType: ImageMediaType): Promise<Buffer> {
@@ -177,13 +178,16 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
   if (format === undefined || (named !== undefined && format !== named)) {
     const ext = extname(target.displayPath).toLowerCase()
     const what = format === undefined ? 'not an image in any format read_file knows' : `a ${formatName(format)} image; rename it to match`
-    throw new FsError(`cannot read "${target.displayPath}": the ${ext} extension says ${formatName(named!)}, but the bytes are ${what}`, 'FS_NOT_TEXT')
+    const says = named === undefined ? 'nothing' : formatName(named)
+    throw new FsError(`cannot read "${target.displayPath}": the ${ext} extension says ${says}, but the bytes are ${what}`, 'FS_NOT_TEXT')
   }
   const image = await describeOrAttach(ctx, exec, target, format, data)
   return { value: { kind: 'image', path: target.displayPath, ...image }, observe: true }
 }
 
-async function describeOrAttach(ctx: Context, exec: ToolExecution, target: FsTarget, format: ImageFormat, data: Uint8Array): Promise<ImageRead> {
+async function describeOrAttach(
+  ctx: Context, exec: ToolExecution, target: FsTarget, format: ImageFormat, data: Uint8Array,
+): Promise<ImageRead> {
   const decoded = await inspect(target, format, data)
   const base = { format, width: decoded.width, height: decoded.height, bytes: data.byteLength }
   const attachments = ctx.get('attachments')

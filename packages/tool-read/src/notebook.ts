@@ -6,9 +6,9 @@
 import { FsError } from '@deepseek-ai/dsh-fs'
 import type { ReadRequest, ReadResult } from './reader.ts'
 
-export type CellType = 'code' | 'markdown' | 'raw'
+type CellType = 'code' | 'markdown' | 'raw'
 
-export type NotebookOutput = {
+type NotebookOutput = {
   type: string
   text: string
 }
@@ -23,12 +23,12 @@ export type NotebookCell = {
   outputs: NotebookOutput[]
 }
 
-export interface Notebook {
+interface Notebook {
   language: string
   cells: NotebookCell[]
 }
 
-export class MalformedNotebook extends Error {}
+class MalformedNotebook extends Error {}
 
 type Json = Record<string, unknown>
 
@@ -66,7 +66,7 @@ function output(raw: unknown, where: string): NotebookOutput {
   }
 }
 
-export function parseNotebook(text: string): Notebook {
+function parseNotebook(text: string): Notebook {
   let root: unknown
   try {
     root = JSON.parse(text)
@@ -132,7 +132,7 @@ export type CellWindow = {
  * The cells from `offset` (1-based), at most `limit`, within `maxBytes` of formatted text. The
  * first cell is always kept; one that alone exceeds the budget has its source and outputs cut.
  */
-export function windowCells(cells: readonly NotebookCell[], offset: number, limit: number, maxBytes: number): CellWindow {
+function windowCells(cells: readonly NotebookCell[], offset: number, limit: number, maxBytes: number): CellWindow {
   const out: NotebookCell[] = []
   let bytes = 0
   for (const cell of cells.slice(offset - 1, offset - 1 + limit)) {

@@ -42,13 +42,13 @@ function parsePages(pages: string, total: number, file: string): number[] {
 
 /** [1, 2, 3, 5] -> "1-3,5". */
 export function pageRanges(pages: readonly number[]): string {
-  const parts: string[] = []
-  for (let i = 0; i < pages.length; i++) {
-    const start = pages[i]!
-    while (pages[i + 1] === pages[i]! + 1) i++
-    parts.push(start === pages[i] ? `${start}` : `${start}-${pages[i]}`)
+  const ranges: [number, number][] = []
+  for (const page of pages) {
+    const last = ranges.at(-1)
+    if (last !== undefined && page === last[1] + 1) last[1] = page
+    else ranges.push([page, page])
   }
-  return parts.join(',')
+  return ranges.map(([first, end]) => first === end ? `${first}` : `${first}-${end}`).join(',')
 }
 
 export const NO_TEXT_LAYER = '(No text layer on this page: it may be a scanned image.)'

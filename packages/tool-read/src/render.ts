@@ -22,7 +22,7 @@ function encodingNote(encoding: string): string {
   return `\n\n(Decoded from ${name}. Edits must keep this encoding: edit/write would save UTF-8.)`
 }
 
-export function renderText(value: TextValue): string {
+function renderText(value: TextValue): string {
   return windowText(value) + encodingNote(value.encoding)
 }
 
@@ -39,7 +39,7 @@ function windowText(value: TextValue): string {
   return `${body}\n\n(Showing lines ${startLine}-${last} of ${total}. Use offset=${last + 1} to continue.)`
 }
 
-export function renderNotebook(value: NotebookValue): string {
+function renderNotebook(value: NotebookValue): string {
   const header = notebookHeader(value.language, value.totalCells)
   if (value.cells.length === 0) {
     return value.totalCells === 0 ? header : `${header}\n\n(Offset ${value.startCell} is past the end: the notebook has ${value.totalCells} ${value.totalCells === 1 ? 'cell' : 'cells'}.)`
@@ -50,14 +50,14 @@ export function renderNotebook(value: NotebookValue): string {
   return `${body}\n\n(Showing cells ${value.startCell}-${last} of ${value.totalCells}. Use offset=${last + 1} to continue.)`
 }
 
-export function renderPdf(value: PdfValue): string {
+function renderPdf(value: PdfValue): string {
   const body = value.pages.map((page) => `--- Page ${page.number} ---\n${page.text === '' ? NO_TEXT_LAYER : page.text}`).join('\n\n')
   if (value.next === undefined) return body
   const shown = pageRanges(value.pages.map((page) => page.number))
   return `${body}\n\n(Showing pages ${shown} of ${value.pages_total}. Use pages="${value.next}" to continue.)`
 }
 
-export function renderImage(value: ImageValue): string {
+function renderImage(value: ImageValue): string {
   const head = `${formatName(value.format)} image, ${value.width}x${value.height} px, ${formatBytes(value.bytes)}`
   const shown = value.attached
   if (shown === null) {

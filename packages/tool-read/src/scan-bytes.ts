@@ -20,7 +20,7 @@ export class NotText extends Error {}
 function incompleteTail(bytes: Uint8Array): number {
   const end = bytes.length
   for (let back = 1; back <= Math.min(3, end); back++) {
-    const byte = bytes[end - back]!
+    const byte = bytes[end - back] ?? 0
     if ((byte & 0xc0) === 0x80) continue
     const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
     return need > back ? back : 0
@@ -30,7 +30,7 @@ function incompleteTail(bytes: Uint8Array): number {
 
 /** Whether a trailing incomplete sequence can still become valid (else a fatal decoder throws now). */
 function validPrefix(tail: Uint8Array): boolean {
-  const lead = tail[0]!
+  const lead = tail[0] ?? 0
   if (lead < 0xc2 || lead > 0xf4) return false
   const second = tail[1]
   if (second === undefined) return true
@@ -78,7 +78,8 @@ export async function scanBytes(
     window.takeLine(whole ? decoded : decoded.slice(0, request.maxLineLength + 1), whole)
   }
   const finishLine = (): void => {
-    const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts, partBytes)
+    const [only] = parts
+    const bytes = parts.length === 1 && only !== undefined ? only : Buffer.concat(parts, partBytes)
     take(utf8 ? decoder.decode(bytes) : decodeBytes(bytes, encoding), partBytes === lineBytes)
     parts = []
     partBytes = 0

@@ -12,7 +12,9 @@ export interface LookupOptions {
   fastPath?: boolean
 }
 
-export async function statRegular(ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string, options: LookupOptions = {}): Promise<FsInfo> {
+export async function statRegular(
+  ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string, options: LookupOptions = {},
+): Promise<FsInfo> {
   const info = await ctx.fs.stat(target, exec.signal)
   if (info === undefined) {
     ctx.emit('fs/observed', target, { kind: 'absent' }, exec)
@@ -73,7 +75,7 @@ async function localNames(dir: string): Promise<string[]> {
 }
 
 /** Up to three names close to `wanted`: small edit distance, same stem, or a case difference. */
-export function suggest(wanted: string, names: readonly string[]): string[] {
+function suggest(wanted: string, names: readonly string[]): string[] {
   const want = wanted.toLowerCase()
   const stem = want.replace(/\.[^.]*$/, '')
   const budget = Math.max(2, Math.floor(want.length / 3))
@@ -99,12 +101,12 @@ function distance(a: string, b: string, budget: number): number {
     let best = i
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      const value = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost)
+      const value = Math.min((previous[j] ?? budget) + 1, (current[j - 1] ?? budget) + 1, (previous[j - 1] ?? budget) + cost)
       current.push(value)
       best = Math.min(best, value)
     }
     if (best > budget) return budget + 1
     previous = current
   }
-  return previous[b.length]!
+  return previous[b.length] ?? budget + 1
 }

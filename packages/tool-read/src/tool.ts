@@ -20,7 +20,7 @@ import { checkEncoding, readText } from './text.ts'
 import type { ReadValue } from './value.ts'
 import { place, type OutsideGate } from './workspace.ts'
 
-export interface ReadArgs {
+interface ReadArgs {
   file_path: string
   offset?: number
   limit?: number

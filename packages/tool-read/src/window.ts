@@ -40,7 +40,7 @@ export function numberWidth(startLine: number, count: number, totalLines: number
   return String(totalExact ? totalLines : startLine + count - 1).length
 }
 
-export function lineCutMarker(maxLineLength: number): string {
+function lineCutMarker(maxLineLength: number): string {
   return `... (line truncated to ${maxLineLength} chars)`
 }
 
@@ -156,7 +156,7 @@ export class WindowCollector {
     let text = this.textBytes.reduce((sum, bytes) => sum + bytes, 0)
     while (count > 1 && text + count * (numberWidth(offset, count, totalLines, totalExact) + 2) > maxBytes) {
       count -= 1
-      text -= this.textBytes[count]!
+      text -= this.textBytes[count] ?? 0
     }
     const trimmed = count < this.lines.length
     return {

@@ -22,7 +22,8 @@ async function read(name: string, content: Buffer, args: Record<string, unknown>
   await writeFile(join(host.cwd, name), content)
   observed.length = 0
   const result = await execTool(host.ctx, 'read_file', { file_path: name, ...args })
-  return { text: textOf(result), value: result.isError ? undefined : result.value as Record<string, unknown>, observed: observed.length > 0 }
+  const value = result.isError ? undefined : result.value as Record<string, unknown>
+  return { text: textOf(result), value, observed: observed.length > 0 }
 }
 
 const note = (name: string) => `(Decoded from ${name}. Edits must keep this encoding: edit/write would save UTF-8.)`

@@ -1,5 +1,3 @@
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import { bootHost, type Host, type HostOptions } from '@gencode-ai/testkit'
 import * as Read from '../src/index.ts'
@@ -13,19 +11,6 @@ export async function readHost(config: Partial<Config> = {}, options: HostOption
   await host.ctx.plugin(Read, config)
   return host
 }
-
-/** Write files under `root`; returns the absolute path of the first. */
-export async function files(root: string, tree: Record<string, string | Uint8Array>): Promise<string> {
-  let first = ''
-  for (const [rel, content] of Object.entries(tree)) {
-    const path = join(root, rel)
-    await writeFile(path, content)
-    if (first === '') first = path
-  }
-  return first
-}
-
-export { mkdtemp }
 
 /** A PDF of `count` pages: page N reads "Page N text" and "second line", except those in `blank` (no text layer). */
 export async function makePdf(count: number, blank: readonly number[] = []): Promise<Uint8Array> {

@@ -93,7 +93,8 @@ describe('images with an image-capable route and an attachment store', () => {
       expect([meta.width, meta.height, `image/${meta.format}`]).toEqual([40, 30, mediaType])
       if (ext === 'bmp') {
         // Transcoded faithfully: left pixel blue, right pixel green.
-        const { data: raw, info } = await sharp(Buffer.from((await on.ctx.attachments.readImage(ref)).data)).raw().toBuffer({ resolveWithObject: true })
+        const stored = Buffer.from((await on.ctx.attachments.readImage(ref)).data)
+        const { data: raw, info } = await sharp(stored).raw().toBuffer({ resolveWithObject: true })
         const pixel = (x: number) => [...raw.subarray(x * info.channels, x * info.channels + 3)]
         expect(pixel(0)).toEqual([0, 0, 255])
         expect(pixel(39)).toEqual([0, 255, 0])
@@ -173,7 +174,7 @@ describe('images without an image block', () => {
     const on = await imageHost({ store: false, imageInput: true })
     await writeFile(join(on.cwd, 'p.bmp'), bmp(8, 4))
     const result = await execTool(on.ctx, 'read_file', { file_path: 'p.bmp' }, { agent: on.agent() })
-    expect(textOf(result)).toBe(`BMP image, 8x4 px, 150 bytes. Not attached: no attachment store is composed.`)
+    expect(textOf(result)).toBe('BMP image, 8x4 px, 150 bytes. Not attached: no attachment store is composed.')
   })
 })
 

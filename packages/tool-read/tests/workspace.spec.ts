@@ -15,7 +15,7 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) await removeTmpDir(dir)
 })
 
-async function dir(files: Record<string, string> = {}): Promise<string> {
+async function makeDir(files: Record<string, string> = {}): Promise<string> {
   const root = await makeTmpDir()
   dirs.push(root)
   for (const [name, content] of Object.entries(files)) await writeFile(join(root, name), content)
@@ -37,12 +37,12 @@ async function readAs(on: Host, cwd: string, file_path: string) {
 describe('the workspace of a call', () => {
   it('relative paths resolve against the sandbox policy root when one is composed', async () => {
     host = await readHost()
-    const root = await dir({ 'policy.txt': 'from the policy root\n' })
+    const root = await makeDir({ 'policy.txt': 'from the policy root\n' })
     await host.ctx.plugin(SandboxPolicy, { workspaceRoot: root })
     // No agent: the policy's root, not the provider's default cwd.
     expect(textOf(await execTool(host.ctx, 'read_file', { file_path: 'policy.txt' }))).toBe('1\tfrom the policy root')
     // Under the policy, a session's workspace is its cwd (the policy resolves it so).
-    const session = await dir({ 'policy.txt': 'from the session\n' })
+    const session = await makeDir({ 'policy.txt': 'from the session\n' })
     expect(await readAs(host, session, 'policy.txt')).toEqual({ isError: false, text: '1\tfrom the session' })
   })
 
@@ -56,8 +56,8 @@ describe('the workspace of a call', () => {
 describe('outside the workspace (default ask, no approval service: denied)', () => {
   it('an absolute path outside is refused and nothing is read', async () => {
     host = await readHost()
-    const outside = await dir({ 'secret.txt': 'top secret\n' })
-    const ws = await dir()
+    const outside = await makeDir({ 'secret.txt': 'top secret\n' })
+    const ws = await makeDir()
     const result = await readAs(host, ws, join(outside, 'secret.txt'))
     expect(result.isError).toBe(true)
     expect(result.text).toBe(`Error: file_path "${join(outside, 'secret.txt')}" is outside the workspace ${ws}`)
@@ -65,8 +65,8 @@ describe('outside the workspace (default ask, no approval service: denied)', () 
 
   it('a symlink inside pointing out is outside (realpath containment)', async () => {
     host = await readHost()
-    const outside = await dir({ 'secret.txt': 'top secret\n' })
-    const ws = await dir()
+    const outside = await makeDir({ 'secret.txt': 'top secret\n' })
+    const ws = await makeDir()
     await symlink(join(outside, 'secret.txt'), join(ws, 'link.txt'))
     const result = await readAs(host, ws, 'link.txt')
     expect(result.isError).toBe(true)
@@ -76,13 +76,13 @@ describe('outside the workspace (default ask, no approval service: denied)', () 
 
   it('a symlink that stays inside is fine', async () => {
     host = await readHost()
-    const ws = await dir({ 'real.txt': 'real\n' })
+    const ws = await makeDir({ 'real.txt': 'real\n' })
     await symlink('real.txt', join(ws, 'alias.txt'))
     expect(await readAs(host, ws, 'alias.txt')).toEqual({ isError: false, text: '1\treal' })
   })
 
   it('outsideWorkspace: allow reads it; deny refuses with the reason', async () => {
-    const outside = await dir({ 'open.txt': 'open\n' })
+    const outside = await makeDir({ 'open.txt': 'open\n' })
     host = await readHost({ outsideWorkspace: 'allow' })
     expect(await readAs(host, host.cwd, join(outside, 'open.txt'))).toEqual({ isError: false, text: '1\topen' })
     await host.dispose()
@@ -96,7 +96,7 @@ describe('outside the workspace (default ask, no approval service: denied)', () 
   it('with an approval service composed the user is asked: approved reads, rejected refuses', async () => {
     host = await readHost()
     await host.ctx.plugin(ApprovalService, { policy: 'ask' })
-    const outside = await dir({ 'asked.txt': 'asked\n' })
+    const outside = await makeDir({ 'asked.txt': 'asked\n' })
     const asked: string[] = []
     let answer: 'allowed-once' | 'rejected' = 'allowed-once'
     host.ctx.on('approval/request', async (request) => {
@@ -119,8 +119,8 @@ describe('outside the workspace (default ask, no approval service: denied)', () 
 describe('the background-shell log directory counts as inside', () => {
   it('a stand-in backgroundShells service: its logDir is readable without asking', async () => {
     host = await readHost()
-    const logs = await dir({ 'bg-abc123.log': 'log line\n' })
-    const other = await dir({ 'x.log': 'x\n' })
+    const logs = await makeDir({ 'bg-abc123.log': 'log line\n' })
+    const other = await makeDir({ 'x.log': 'x\n' })
     host.ctx.provide('backgroundShells', { logDir: logs })
     expect(await readAs(host, host.cwd, join(logs, 'bg-abc123.log'))).toEqual({ isError: false, text: '1\tlog line' })
     expect((await readAs(host, host.cwd, join(other, 'x.log'))).isError).toBe(true)
@@ -143,7 +143,7 @@ describe('the background-shell log directory counts as inside', () => {
 describe('a missing path outside', () => {
   it('is judged by where it would be (the nearest existing ancestor)', async () => {
     host = await readHost()
-    const outside = await dir()
+    const outside = await makeDir()
     await mkdir(join(outside, 'sub'))
     const result = await readAs(host, host.cwd, join(outside, 'sub', 'missing.txt'))
     expect(result.text).toBe(`Error: file_path "${join(outside, 'sub', 'missing.txt')}" is outside the workspace ${host.cwd}`)
