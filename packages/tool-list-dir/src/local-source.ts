@@ -1,8 +1,9 @@
 import { lstatSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs'
-import { readdir, realpath } from 'node:fs/promises'
-import { join } from 'node:path'
+import { lstat, readdir, readFile, realpath } from 'node:fs/promises'
+import { dirname, join } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { checkAborted } from './errors.ts'
+import { MAX_SMALL_FILE } from './gitignore.ts'
 import type { Child, Dir, DirSource, EntryType, LinkMode } from './types.ts'
 
 /**
@@ -21,11 +22,7 @@ export class LocalSource implements DirSource {
   readonly metadata = true
 
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
-    // A subdirectory swapped for a symlink after its parent was read would lead the walk
-    // elsewhere: its path, built from the root's realpath, must still be its own realpath.
-    if (dir.nested === true && await realpath(dir.local as string) !== dir.local) {
-      throw Object.assign(new Error(`${dir.display} changed during listing`), { code: 'CHANGED' })
-    }
+    await unchanged(dir)
     const dirents = await readdir(dir.local as string, { withFileTypes: true })
     checkAborted(signal)
     const children = dirents.map((dirent): Child => ({ name: dirent.name, type: direntType(dirent) }))
@@ -37,6 +34,32 @@ export class LocalSource implements DirSource {
       })
     }
     return children
+  }
+
+  async count(dir: Dir, signal: AbortSignal): Promise<number> {
+    await unchanged(dir)
+    const names = await readdir(dir.local as string)
+    checkAborted(signal)
+    return names.length
+  }
+
+  async readSmall(dir: Dir, name: string): Promise<string | undefined> {
+    const path = join(dir.local as string, name)
+    try {
+      const info = await lstat(path)
+      return info.isFile() && info.size <= MAX_SMALL_FILE ? await readFile(path, 'utf8') : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  async exists(dir: Dir, name: string): Promise<boolean> {
+    return await lstat(join(dir.local as string, name)).then(() => true, () => false)
+  }
+
+  parent(dir: Dir): Dir | undefined {
+    const up = dirname(dir.local as string)
+    return up === dir.local ? undefined : { display: up, local: up }
   }
 
   child(dir: Dir, name: string): Dir {
@@ -68,6 +91,16 @@ export class LocalSource implements DirSource {
         }
       }
     })
+  }
+}
+
+/**
+ * A subdirectory swapped for a symlink after its parent was read would lead the walk elsewhere:
+ * its path, built from the root's realpath, must still be its own realpath.
+ */
+async function unchanged(dir: Dir): Promise<void> {
+  if (dir.nested === true && await realpath(dir.local as string) !== dir.local) {
+    throw Object.assign(new Error(`${dir.display} changed during listing`), { code: 'CHANGED' })
   }
 }
 
