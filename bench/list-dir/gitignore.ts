@@ -1,0 +1,81 @@
+/**
+ * bench/list-dir gitignore: what .gitignore handling costs a recursive listing. A generated git
+ * repository of ~50,000 files with a root and nested .gitignore files whose rules hide little
+ * (`*.log`, one `build/`): `recursive, depth 3` against the same call with `all: true`, on the
+ * product composition (dsh-sandbox-policy workspace-write + dsh-fs-sandbox), ratio in one run;
+ * the bare dsh-fs-local figure beside it.
+ *   npx tsx bench/list-dir/gitignore.ts [files]
+ */
+import '../../packages/testkit/src/polyfill.ts'
+import { execFileSync } from 'node:child_process'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { bootHost, execTool, removeTmpDir, makeTmpDir, type Host } from '@gencode-ai/testkit'
+import * as ListDir from '../../packages/tool-list-dir/src/index.ts'
+
+const files = Number(process.argv[2] ?? 50_000)
+const PACKAGES = 20
+const DIRS = 10
+const perDir = Math.ceil(files / (PACKAGES * DIRS))
+
+async function time(label: string, runs: number, fn: () => Promise<unknown>): Promise<number> {
+  await fn() // warm-up
+  const samples: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now()
+    await fn()
+    samples.push(performance.now() - start)
+  }
+  samples.sort((a, b) => a - b)
+  const median = samples[Math.floor(samples.length / 2)]!
+  console.log(`${label.padEnd(52)} ${median.toFixed(1).padStart(9)} ms (median of ${runs})`)
+  return median
+}
+
+const repo = await makeTmpDir('bench-gitignore-')
+execFileSync('git', ['init', '-q'], { cwd: repo })
+await writeFile(join(repo, '.gitignore'), '*.log\nbuild/\n')
+await mkdir(join(repo, 'build'))
+await writeFile(join(repo, 'build/out.js'), 'x')
+let made = 0
+for (let p = 0; p < PACKAGES; p++) {
+  const pkg = join(repo, `pkg${String(p).padStart(2, '0')}`)
+  await mkdir(pkg)
+  await writeFile(join(pkg, '.gitignore'), '*.tmp\n!keep.tmp\n')
+  for (let d = 0; d < DIRS; d++) {
+    const dir = join(pkg, `dir${d}`)
+    await mkdir(dir)
+    // Unique names (no matcher cache flatters the figure); one file in fifty is ignored: rules that hide little.
+    await Promise.all(Array.from({ length: perDir }, (_, f) => writeFile(join(dir, `m${p}_${d}_${f}${f % 50 === 0 ? '.log' : f % 50 === 25 ? '.tmp' : '.ts'}`), '')))
+    made += perDir
+  }
+}
+console.log(`bench/list-dir gitignore: ${made} files in a git repository (${PACKAGES} packages × ${DIRS} dirs × ${perDir}) at ${repo}`)
+
+const args = { path: '.', recursive: true, depth: 3 }
+async function measure(host: Host, label: string, runs: number): Promise<number> {
+  const check = await execTool(host.ctx, 'list_directory', args)
+  if (check.isError || !JSON.stringify(check.value).includes('"gitignored"')) throw new Error(`${label}: no gitignore handling in the result`)
+  const withRules = await time(`${label}: recursive depth 3`, runs, () => execTool(host.ctx, 'list_directory', args))
+  const all = await time(`${label}: recursive depth 3, all: true`, runs, () => execTool(host.ctx, 'list_directory', { ...args, all: true }))
+  const ratio = withRules / all
+  console.log(`${label}: gitignore handling / all: true = ${ratio.toFixed(2)}   (target <= 1.30)`)
+  return ratio
+}
+
+const sandboxed = await bootHost({ cwd: repo, sandbox: 'workspace-write' })
+await sandboxed.ctx.plugin(ListDir, {})
+const product = await measure(sandboxed, 'dsh-fs-sandbox (product)', 3)
+await sandboxed.dispose()
+
+const local = await bootHost({ cwd: repo })
+await local.ctx.plugin(ListDir, {})
+await measure(local, 'dsh-fs-local', 5)
+await local.dispose()
+
+await removeTmpDir(repo)
+if (product > 1.3) {
+  console.log('FAIL: gitignore handling costs more than 1.3x on the product composition')
+  process.exitCode = 1
+}
