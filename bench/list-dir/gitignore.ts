@@ -19,18 +19,19 @@ const PACKAGES = 20
 const DIRS = 10
 const perDir = Math.ceil(files / (PACKAGES * DIRS))
 
-async function time(label: string, runs: number, fn: () => Promise<unknown>): Promise<number> {
-  await fn() // warm-up
-  const samples: number[] = []
+/** Medians of `runs` alternating calls (A, B, A, B, …) after a warm-up of each, so drift hits both alike. */
+async function alternate(runs: number, a: () => Promise<unknown>, b: () => Promise<unknown>): Promise<[number, number]> {
+  await a()
+  await b()
+  const samples: [number[], number[]] = [[], []]
   for (let i = 0; i < runs; i++) {
-    const start = performance.now()
-    await fn()
-    samples.push(performance.now() - start)
+    for (const [index, fn] of [a, b].entries()) {
+      const start = performance.now()
+      await fn()
+      samples[index]!.push(performance.now() - start)
+    }
   }
-  samples.sort((a, b) => a - b)
-  const median = samples[Math.floor(samples.length / 2)]!
-  console.log(`${label.padEnd(52)} ${median.toFixed(1).padStart(9)} ms (median of ${runs})`)
-  return median
+  return samples.map((list) => list.sort((x, y) => x - y)[Math.floor(list.length / 2)]!) as [number, number]
 }
 
 const repo = await makeTmpDir('bench-gitignore-')
@@ -57,8 +58,13 @@ const args = { path: '.', recursive: true, depth: 3 }
 async function measure(host: Host, label: string, runs: number): Promise<number> {
   const check = await execTool(host.ctx, 'list_directory', args)
   if (check.isError || !JSON.stringify(check.value).includes('"gitignored"')) throw new Error(`${label}: no gitignore handling in the result`)
-  const withRules = await time(`${label}: recursive depth 3`, runs, () => execTool(host.ctx, 'list_directory', args))
-  const all = await time(`${label}: recursive depth 3, all: true`, runs, () => execTool(host.ctx, 'list_directory', { ...args, all: true }))
+  const [withRules, all] = await alternate(
+    runs,
+    () => execTool(host.ctx, 'list_directory', args),
+    () => execTool(host.ctx, 'list_directory', { ...args, all: true }),
+  )
+  console.log(`${`${label}: recursive depth 3`.padEnd(52)} ${withRules.toFixed(1).padStart(9)} ms (median of ${runs})`)
+  console.log(`${`${label}: recursive depth 3, all: true`.padEnd(52)} ${all.toFixed(1).padStart(9)} ms (median of ${runs})`)
   const ratio = withRules / all
   console.log(`${label}: gitignore handling / all: true = ${ratio.toFixed(2)}   (target <= 1.30)`)
   return ratio

@@ -30,17 +30,15 @@ export class GitIgnore {
     return new GitIgnore([...this.layers, { base, rules: ignore({ ignorecase: false }).add(text), endings: endingsOf(text) }])
   }
 
-  /** Whether git ignores `path` (git-relative, '/'-separated). */
-  ignores(path: string, directory: boolean): boolean {
-    const name = path.slice(path.lastIndexOf('/') + 1)
+  /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
+  ignores(dir: string, name: string, directory: boolean): boolean {
     for (let index = this.layers.length - 1; index >= 0; index--) {
       const layer = this.layers[index]!
       // The matcher costs microseconds a path; most names end with no rule's literal ending.
-      if (layer.endings !== undefined && !layer.endings.some((ending) => name.endsWith(ending))) continue
-      if (!path.startsWith(layer.base)) continue
+      if (layer.endings !== undefined && !endsWithAny(name, layer.endings)) continue
       let result
       try {
-        result = layer.rules.test(`${path.slice(layer.base.length)}${directory ? '/' : ''}`)
+        result = layer.rules.test(`${dir.slice(layer.base.length)}${name}${directory ? '/' : ''}`)
       } catch {
         return false // a name the matcher cannot take as a relative path
       }
@@ -49,6 +47,11 @@ export class GitIgnore {
     }
     return false
   }
+}
+
+function endsWithAny(name: string, endings: readonly string[]): boolean {
+  for (const ending of endings) if (name.endsWith(ending)) return true
+  return false
 }
 
 /**
@@ -97,6 +100,7 @@ export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal
     if (text !== undefined) rules = rules.with(prefix, text)
     prefix += `${names[index - 1]}/`
   }
-  if (prefix !== '' && rules.ignores(prefix.slice(0, -1), true)) return undefined
+  const listed = prefix.slice(0, -1)
+  if (prefix !== '' && rules.ignores(listed.slice(0, listed.lastIndexOf('/') + 1), listed.slice(listed.lastIndexOf('/') + 1), true)) return undefined
   return { rules, prefix }
 }

@@ -1,4 +1,4 @@
-import { lstatSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs'
+import { constants, lstatSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs'
 import { lstat, readdir, readFile, realpath } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
@@ -46,8 +46,9 @@ export class LocalSource implements DirSource {
   async readSmall(dir: Dir, name: string): Promise<string | undefined> {
     const path = join(dir.local as string, name)
     try {
-      const info = await lstat(path)
-      return info.isFile() && info.size <= MAX_SMALL_FILE ? await readFile(path, 'utf8') : undefined
+      // One open, no stat first: never through a symlink (as git), never blocking on a FIFO.
+      const bytes = await readFile(path, { flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK })
+      return bytes.length <= MAX_SMALL_FILE ? bytes.toString('utf8') : undefined
     } catch {
       return undefined
     }

@@ -91,7 +91,7 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
         return false
       }
       const directory = child.type === 'directory'
-      if (rules?.ignores(`${base}${child.name}`, directory) === true) {
+      if (rules?.ignores(base, child.name, directory) === true) {
         if (!directory) {
           result.gitignored++
           return false

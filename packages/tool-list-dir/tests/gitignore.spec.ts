@@ -8,6 +8,7 @@ import { listDirectory } from '../src/list.ts'
 import { LocalSource } from '../src/local-source.ts'
 import { ProviderSource } from '../src/provider-source.ts'
 import type { Listing } from '../src/types.ts'
+import { mkfifo } from './fifo.ts'
 import { listDirHost, makeTree } from './harness.ts'
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' })
@@ -171,6 +172,15 @@ describe('recursive listing of a git repository', () => {
     } finally {
       await removeTmpDir(outside)
     }
+  })
+
+  it('a .gitignore that is a symlink or a FIFO is not read (git does not follow one either)', async () => {
+    await makeTree(host.cwd, { 'rules.txt': '*.js\n', 'linked/x.js': 'x', 'piped/inner/y.js': 'y' })
+    await symlink('../rules.txt', join(host.cwd, 'linked/.gitignore'))
+    await mkfifo(join(host.cwd, 'piped/.gitignore'))
+    expect((await list({ path: 'linked', recursive: true })).value.entries.map((entry) => entry.name)).toEqual(['x.js', '.gitignore'])
+    // Entered below it: the FIFO is an ancestor's .gitignore, opened without blocking.
+    expect((await list({ path: 'piped/inner', recursive: true })).value.entries.map((entry) => entry.name)).toEqual(['y.js'])
   })
 
   it('plain mode is untouched: gitignored files and heavy directories list as always', async () => {
