@@ -5,8 +5,6 @@ import type { Entry, Listing } from './types.ts'
 export const RULE = '─'.repeat(50)
 
 export interface RenderMode extends CallMode {
-  /** The tool's name, for the continuation hint. */
-  toolName: string
   /** The `path` argument as given: the tree's first line. */
   pathArg: string
 }

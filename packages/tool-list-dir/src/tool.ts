@@ -33,7 +33,7 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
       schema: LISTING_SCHEMA,
       render: (args, value) => {
         const mode = callMode(args as ListArgs, config.maxEntries)
-        return [{ type: 'text', text: renderListing(value as Listing, { ...mode, toolName: config.toolName, pathArg: args.path }) }]
+        return [{ type: 'text', text: renderListing(value as Listing, { ...mode, pathArg: args.path }) }]
       },
     },
     isConcurrencySafe: () => true,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { renderListing, type RenderMode } from '../src/render.ts'
 import type { Listing } from '../src/types.ts'
 
-const plain: RenderMode = { toolName: 'list_directory', pathArg: '.', recursive: false, long: false, extended: false, filters: [], offset: 0 }
+const plain: RenderMode = { pathArg: '.', recursive: false, long: false, extended: false, filters: [], offset: 0 }
 
 const RULE = '──────────────────────────────────────────────────'
 
