@@ -1,4 +1,6 @@
 import fc from 'fast-check'
+import { writeFile, mkdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as ListDir from '../../tool-list-dir/src/index.ts'
@@ -11,10 +13,15 @@ beforeAll(async () => {
   host = await bootHost()
   await host.ctx.plugin(ListDir, {})
   await makeFixture(host.cwd)
+  // The fixture's .git makes it a repository: nested .gitignore files with negation, and heavy directories.
+  await writeFile(join(host.cwd, '.gitignore'), '*.txt\n!empty.txt\ndeep/\n')
+  await writeFile(join(host.cwd, 'src/.gitignore'), '!*.txt\n*.ts\n')
+  await mkdir(join(host.cwd, 'node_modules/pkg'), { recursive: true })
+  await writeFile(join(host.cwd, 'src/cli/notes.txt'), 'n')
 })
 afterAll(async () => { await host.dispose() })
 
-const PARAMS = ['path', 'ignore', 'recursive', 'depth', 'pattern', 'sort', 'reverse', 'directories_only', 'files_only', 'long', 'limit']
+const PARAMS = ['path', 'ignore', 'recursive', 'depth', 'pattern', 'sort', 'reverse', 'directories_only', 'files_only', 'long', 'limit', 'offset'] // \`all\` is a boolean: only the host's type check names it
 
 /** Well-formed values, so the generated calls reach deep into listing, not only validation. */
 const good = {
@@ -32,6 +39,12 @@ const good = {
   files_only: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   long: fc.boolean(),
   limit: fc.integer({ min: 1, max: 100 }),
+  offset: fc.oneof(
+    { weight: 8, arbitrary: fc.constant(0) },
+    { weight: 3, arbitrary: fc.integer({ min: 1, max: 3 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0, max: 1000 }) },
+  ),
+  all: fc.boolean(),
 }
 
 const listArgs = fc.oneof(
@@ -50,6 +63,8 @@ const listArgs = fc.oneof(
     files_only: good.files_only,
     long: good.long,
     limit: sometimes(good.limit, nastyNumber, 6),
+    offset: sometimes(good.offset, nastyNumber, 6),
+    all: good.all,
   }, ['path']),
 )
 
@@ -78,4 +93,38 @@ it('list_directory: generated arguments never throw past the pipeline, hang, or 
   }), { numRuns: runs(10_000, 1_000) })
   console.log(`list_directory fuzz: ${tally.calls} calls, ${tally.ok} results, ${tally.errors} clear errors`)
   expect(tally.calls).toBe(runs(10_000, 1_000))
+}, LONG_TEST_MS)
+
+/** Arguments that list something (so paging has pages), with a small limit. */
+const pagedArgs = fc.record({
+  path: fc.constantFrom('.', 'src', 'link-in'),
+  recursive: fc.boolean(),
+  depth: fc.integer({ min: 1, max: 10 }),
+  all: fc.boolean(),
+  sort: fc.constantFrom('name', 'size', 'type'),
+  reverse: fc.boolean(),
+  ignore: fc.array(fc.constantFrom('*.ts', '.*', 'deep'), { maxLength: 2 }),
+  limit: fc.integer({ min: 1, max: 7 }),
+}, { requiredKeys: ['path', 'limit'] })
+
+it('list_directory: following "Use offset=N to continue." pages through the whole result, nothing lost or repeated', async () => {
+  await fc.assert(fc.asyncProperty(pagedArgs, async (args) => {
+    const { limit, depth, ...flat } = args
+    const rest = flat.recursive ? { ...flat, depth } : flat
+    const whole = await execTool(host.ctx, 'list_directory', rest)
+    if (whole.isError) return
+    const entries = (whole.value as { entries: unknown[] }).entries
+    const seen: unknown[] = []
+    for (let offset = 0, calls = 0; ; calls++) {
+      expect(calls).toBeLessThanOrEqual(entries.length)
+      const page = await execTool(host.ctx, 'list_directory', { ...rest, limit, offset })
+      expect(page.isError, textOf(page)).toBe(false)
+      // siblings_cut marks where a page's own tree is drawn open: a property of the page, not of the entry.
+      seen.push(...(page.value as { entries: Record<string, unknown>[] }).entries.map(({ siblings_cut: _cut, ...entry }) => entry))
+      const next = /\[Use offset=(\d+) to continue\.\]/.exec(textOf(page))
+      if (next === null) break
+      offset = Number(next[1])
+    }
+    expect(seen).toEqual(entries)
+  }), { numRuns: runs(1_000, 100) })
 }, LONG_TEST_MS)

@@ -21,6 +21,8 @@ export interface ListArgs {
   files_only?: boolean
   long?: boolean
   limit?: number
+  offset?: number
+  all?: boolean
 }
 
 export interface ListRequest extends CallMode {
@@ -32,6 +34,8 @@ export interface ListRequest extends CallMode {
   reverse: boolean
   only: 'files' | 'directories' | undefined
   cap: number
+  /** Recursive mode: .gitignore and the heavy set are off. */
+  all: boolean
 }
 
 /** How a call renders, from its arguments alone (pure: no validation, nothing compiled). */
@@ -42,8 +46,8 @@ export interface CallMode {
   extended: boolean
   /** The filters in effect, named for messages. */
   filters: string[]
-  /** The call's limit was below the maximum: a cut result offers raising it up to this. */
-  raiseLimit: number | undefined
+  /** Listed entries skipped before the first shown one. */
+  offset: number
 }
 
 export function callMode(args: ListArgs, maxEntries: number): CallMode {
@@ -54,9 +58,8 @@ export function callMode(args: ListArgs, maxEntries: number): CallMode {
   if (only !== undefined) filters.push(`${only}_only`)
   const extended = recursive || args.long === true || args.reverse === true || only !== undefined
     || args.pattern !== undefined || (args.sort ?? 'type') !== 'type'
-    || (args.limit !== undefined && args.limit !== maxEntries)
-  const raiseLimit = args.limit !== undefined && args.limit < maxEntries ? maxEntries : undefined
-  return { recursive, long: args.long === true, extended, filters, raiseLimit }
+    || (args.limit !== undefined && args.limit !== maxEntries) || (args.offset ?? 0) !== 0
+  return { recursive, long: args.long === true, extended, filters, offset: args.offset ?? 0 }
 }
 
 /** Check what the schema cannot express; every error names the argument and what would work. */
@@ -83,6 +86,9 @@ export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
   if (args.limit !== undefined && args.limit > maxEntries) {
     throw argumentError(`limit ${args.limit} is above the maximum of ${maxEntries} entries per call — use limit ≤ ${maxEntries}, or narrow with pattern`)
   }
+  if (args.offset !== undefined && (!Number.isInteger(args.offset) || args.offset < 0)) {
+    throw argumentError(`offset must be a non-negative integer (entries to skip), got ${args.offset}`)
+  }
   if (args.pattern !== undefined && args.pattern.trim() === '') {
     throw argumentError('pattern must be a non-empty glob such as "*.ts" — or leave it out')
   }
@@ -96,5 +102,6 @@ export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
     reverse: args.reverse === true,
     only: args.files_only === true ? 'files' : args.directories_only === true ? 'directories' : undefined,
     cap: args.limit ?? maxEntries,
+    all: args.all === true,
   }
 }

@@ -5,6 +5,7 @@ import type { ListRequest } from './args.ts'
 import { LocalSource } from './local-source.ts'
 import { readsAreLocal } from './local-reads.ts'
 import { argumentError, checkAborted, quoted } from './errors.ts'
+import { findRepo } from './gitignore.ts'
 import { permissionString } from './permissions.ts'
 import { ProviderSource } from './provider-source.ts'
 import type { Dir, DirSource, Entry, Listing } from './types.ts'
@@ -43,6 +44,7 @@ export async function listDirectory(
     throw argumentError('sort "modified" needs modification times, which this filesystem provider does not report — use sort "name" or "size"')
   }
   const keep = request.recursive || request.long
+  const skim = request.recursive && !request.all
   let result
   try {
     result = await walk(source, root, {
@@ -55,6 +57,9 @@ export async function listDirectory(
       reverse: request.reverse,
       meta: keep,
       cap: request.cap,
+      offset: request.offset,
+      repo: skim ? await findRepo(source, root, exec.signal) : undefined,
+      heavy: skim,
       signal: exec.signal,
     })
   } catch (error) {
@@ -75,24 +80,35 @@ export async function listDirectory(
     if (child.target !== undefined) entry.target = child.target
     if (child.error !== undefined) entry.error = child.error
     if (siblingsCut === true) entry.siblings_cut = true
+    if (child.collapsed !== undefined) entry.collapsed = child.collapsed
+    if (child.children !== undefined) entry.children = child.children
     return entry
   })
+  if (request.offset > 0 && request.offset >= result.total) {
+    throw argumentError(`offset ${request.offset} is past the end: ${target.displayPath} lists ${atLeast(result.partial)}${result.total} `
+      + `items with these arguments — use an offset below ${result.total}, or leave offset out`)
+  }
   const { files, directories, symlinks, others } = result.counts
   const value: Listing = {
     path: target.displayPath,
     entries,
     stats: { total: result.total, files, directories, others, ...keep ? { symlinks } : {} },
   }
-  if (result.total > entries.length) {
-    value.truncated = { shown: entries.length, total: result.total, remaining: result.total - entries.length }
-    if (request.extended && result.firstHidden !== undefined) value.truncated.next_path = result.firstHidden.dir.display
+  const remaining = result.total - request.offset - entries.length
+  if (remaining > 0) {
+    value.truncated = { shown: entries.length, total: result.total, remaining }
+    if (request.extended) value.truncated.next_offset = request.offset + entries.length
   }
+  if (request.offset > 0) value.offset = request.offset
   if (result.ignored > 0) value.ignored = result.ignored
+  if (result.gitignored > 0) value.gitignored = result.gitignored
   if (result.filtered > 0) value.filtered = result.filtered
   if (result.partial) value.partial = true
   if (request.long && !source.metadata) value.metadata_unavailable = true
   return value
 }
+
+const atLeast = (partial: boolean): string => partial ? 'at least ' : ''
 
 /** Resolve and stat the listed path; an OS error here names the path argument. */
 async function locate(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>, path: string, gate: OutsideGate | undefined) {

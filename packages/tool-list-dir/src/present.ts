@@ -7,6 +7,8 @@ export function presentCall(args: ListArgs): GenericCallView {
     args.recursive === true || args.depth !== undefined ? `tree${args.depth === undefined ? '' : `, depth ${args.depth}`}` : undefined,
     args.pattern === undefined ? undefined : args.pattern,
     args.long === true ? 'long' : undefined,
+    args.all === true ? 'all' : undefined,
+    (args.offset ?? 0) > 0 ? `from ${args.offset}` : undefined,
   ].filter((flag) => flag !== undefined)
   return {
     card: 'generic',

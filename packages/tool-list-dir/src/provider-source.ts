@@ -1,6 +1,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { MAX_SMALL_FILE } from './gitignore.ts'
 import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 
 const LSTAT_BATCH = 64
@@ -49,4 +50,34 @@ export class ProviderSource implements DirSource {
   async details(): Promise<void> {
     // Sizes came with the listing; nothing else is available through ctx.fs.
   }
+
+  async count(dir: Dir, signal: AbortSignal): Promise<number> {
+    return (await this.ctx.fs.listDir(dir.target!, signal)).length
+  }
+
+  async readSmall(dir: Dir, name: string, signal: AbortSignal): Promise<string | undefined> {
+    try {
+      const info = await this.ctx.fs.lstat(name, { cwd: where(dir) }, signal)
+      if (info?.type !== 'file' || (info.size ?? 0) > MAX_SMALL_FILE) return undefined
+      const target = await this.ctx.fs.resolve(name, { cwd: where(dir), signal })
+      return new TextDecoder().decode(await this.ctx.fs.readBytes(target, signal, MAX_SMALL_FILE))
+    } catch {
+      return undefined
+    }
+  }
+
+  async exists(dir: Dir, name: string, signal: AbortSignal): Promise<boolean> {
+    return await this.ctx.fs.lstat(name, { cwd: where(dir) }, signal).then((info) => info !== undefined, () => false)
+  }
+
+  parent(dir: Dir): Dir | undefined {
+    const here = where(dir)
+    const up = dirname(here)
+    return up === here ? undefined : { display: up, local: up }
+  }
+}
+
+/** A directory as a path ctx.fs resolves: its process path when known (the root and above), else its display path. */
+function where(dir: Dir): string {
+  return dir.local ?? dir.display
 }

@@ -5,8 +5,6 @@ import type { Entry, Listing } from './types.ts'
 export const RULE = '─'.repeat(50)
 
 export interface RenderMode extends CallMode {
-  /** The tool's name, for the continuation hint. */
-  toolName: string
   /** The `path` argument as given: the tree's first line. */
   pathArg: string
 }
@@ -33,7 +31,11 @@ function emptyMessage(value: Listing, mode: RenderMode): string | undefined {
   if (value.stats.total > 0) return undefined
   const hid = value.ignored ?? 0
   const left = value.filtered ?? 0
-  if (left === 0 && hid === 0) return `Directory ${value.path} is empty.`
+  if (left === 0 && hid === 0 && value.gitignored === undefined) return `Directory ${value.path} is empty.`
+  if (value.gitignored !== undefined) {
+    const filters = left === 0 ? '' : ` Nothing matches ${mode.filters.join(' and ')} (${items(left)} left out).`
+    return `Directory ${value.path} is not empty. Hidden: ${hiddenParts(value).join(', ')}.${filters}`
+  }
   if (left === 0) return `Directory ${value.path} is not empty. The ignore patterns hid ${items(hid)}.`
   const also = hid > 0 ? ` The ignore patterns hid ${items(hid)}.` : ''
   return `Directory ${value.path} is not empty, but nothing matches ${mode.filters.join(' and ')} (${items(left)} left out).${also}`
@@ -71,13 +73,20 @@ function longLine(entry: Entry, columns: LongColumns): string {
 }
 
 function displayName(entry: Entry): string {
-  if (entry.type === 'directory') return `${entry.name}/${errorNote(entry)}`
+  if (entry.type === 'directory') return `${entry.name}/${collapsedNote(entry)}${errorNote(entry)}`
   if (entry.type === 'symlink') return linkName(entry)
   return entry.name
 }
 
 function linkName(entry: Entry): string {
   return entry.target === undefined ? `${entry.name} (symlink)` : `${entry.name} -> ${entry.target}`
+}
+
+/** `node_modules/ (gitignored, 1204 entries)`, `.git/ (not expanded, 27 entries)`. */
+function collapsedNote(entry: Entry): string {
+  if (entry.collapsed === undefined) return ''
+  const why = entry.collapsed === 'gitignored' ? 'gitignored' : 'not expanded'
+  return entry.children === undefined ? ` (${why})` : ` (${why}, ${plural(entry.children, 'entry', 'entries')})`
 }
 
 function errorNote(entry: Entry): string {
@@ -94,10 +103,13 @@ function renderTree(value: Listing, mode: RenderMode): string {
   entries.forEach((entry, index) => {
     const rel = entry.path ?? entry.name
     if (flat) {
-      lines.push(`  ${rel}${entry.type === 'directory' ? '/' : ''}${entry.type === 'symlink' ? ` -> ${entry.target ?? '(symlink)'}` : ''}${errorNote(entry)}${detailNote(entry, mode)}`)
+      const name = entry.type === 'directory' ? `${rel}/${collapsedNote(entry)}` : rel
+      lines.push(`  ${name}${entry.type === 'symlink' ? ` -> ${entry.target ?? '(symlink)'}` : ''}${errorNote(entry)}${detailNote(entry, mode)}`)
       return
     }
     const depth = rel.split('/').length
+    // A page that starts inside a directory names the directories it continues (not entries).
+    if (index === 0) rel.split('/').slice(0, -1).forEach((name, level) => lines.push(`${'│   '.repeat(level)}├── ${name}/ (continued)`))
     const last = isLast(entries, index, depth) && entry.siblings_cut !== true
     lastAt[depth] = last
     let prefix = ''
@@ -133,28 +145,31 @@ function detailNote(entry: Entry, mode: RenderMode): string {
 function noticeLines(value: Listing, mode: RenderMode): string[] {
   const lines: string[] = []
   const cut = value.truncated
+  const skipped = value.offset ?? 0
+  const window = `items ${skipped + 1}-${skipped + value.entries.length} of ${atLeast(value)}${value.stats.total} total`
   if (cut !== undefined) {
-    lines.push(`[${items(cut.remaining)} truncated, showing first ${cut.shown} of ${atLeast(value)}${cut.total} total]`)
-    if (mode.extended) lines.push(continuation(value, mode))
+    lines.push(skipped === 0
+      ? `[${items(cut.remaining)} truncated, showing first ${cut.shown} of ${atLeast(value)}${cut.total} total]`
+      : `[${items(cut.remaining)} truncated, showing ${window}]`)
+    if (cut.next_offset !== undefined) lines.push(`[Use offset=${cut.next_offset} to continue.]`)
+  } else if (skipped > 0) {
+    lines.push(`[Showing ${window}]`)
   }
-  if (value.ignored !== undefined) lines.push(`[${items(value.ignored)} hidden by ignore patterns]`)
+  if (mode.recursive && (value.ignored !== undefined || value.gitignored !== undefined)) {
+    lines.push(`[Hidden: ${hiddenParts(value).join(', ')}]`)
+  } else if (value.ignored !== undefined) {
+    lines.push(`[${items(value.ignored)} hidden by ignore patterns]`)
+  }
   if (value.metadata_unavailable === true) lines.push('[modified times, permissions and link targets are not reported by this filesystem provider]')
   return lines
 }
 
-/**
- * What a cut extension-mode result tells the model. A tree's remaining entries follow the cut in
- * render order, across several directories: listing the one the cut fell in shows that
- * directory; only narrowing (or a higher limit) shows the rest of the tree in one call.
- */
-function continuation(value: Listing, mode: RenderMode): string {
-  const next = value.truncated?.next_path
-  const raise = mode.raiseLimit === undefined ? '' : `, or raise limit (up to ${mode.raiseLimit})`
-  if (!mode.recursive) return `[To see the rest, narrow with ignore or pattern, or set reverse=true for the other end${raise}.]`
-  const narrow = `narrow with ignore, pattern or a smaller depth${raise}`
-  return next === undefined || next === value.path
-    ? `[To see the rest, ${narrow}.]`
-    : `[The cut fell inside ${next}: call ${mode.toolName} with path="${next}" to see that directory; to see past it, ${narrow}.]`
+/** What a recursive result hid, per source (non-zero parts only). */
+function hiddenParts(value: Listing): string[] {
+  const parts: string[] = []
+  if (value.ignored !== undefined) parts.push(`${value.ignored} by ignore patterns`)
+  if (value.gitignored !== undefined) parts.push(`${value.gitignored} by .gitignore`)
+  return parts
 }
 
 function totalLine(value: Listing): string {

@@ -1,5 +1,6 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import { dropAbsent } from './absent.ts'
 import { callMode, MAX_DEPTH, parseArgs, type ListArgs } from './args.ts'
 import type { Config } from './config.ts'
 import { listDirectory } from './list.ts'
@@ -10,7 +11,7 @@ import type { OutsideGate } from './workspace.ts'
 import type { Listing } from './types.ts'
 
 export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
-  return defineTool({
+  const tool = defineTool({
     name: config.toolName,
     description: 'List a directory, directories first, with sizes.',
     parameters: {
@@ -23,14 +24,16 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
       reverse: { type: 'boolean' },
       directories_only: { type: 'boolean' },
       files_only: { type: 'boolean' },
-      long: { type: 'boolean', description: 'Add mtime, permissions, link targets.' },
-      limit: { type: 'integer', description: `Default and max ${config.maxEntries}.` },
+      long: { type: 'boolean', description: 'Add mtime, permissions.' },
+      limit: { type: 'integer', description: `Max ${config.maxEntries}.` },
+      offset: { type: 'integer' },
+      all: { type: 'boolean', description: 'Tree: expand gitignored, node_modules etc.' },
     },
     output: {
       schema: LISTING_SCHEMA,
       render: (args, value) => {
         const mode = callMode(args as ListArgs, config.maxEntries)
-        return [{ type: 'text', text: renderListing(value as Listing, { ...mode, toolName: config.toolName, pathArg: args.path }) }]
+        return [{ type: 'text', text: renderListing(value as Listing, { ...mode, pathArg: args.path }) }]
       },
     },
     isConcurrencySafe: () => true,
@@ -41,4 +44,18 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
     presentCall: (args) => presentCall(args as ListArgs),
     presentResult: (args, result) => presentResult(args as ListArgs, result),
   })
+  return withoutAbsent(tool)
+}
+
+/** Every entry point sees the arguments with `""` / `null` optional values dropped. */
+function withoutAbsent(tool: ToolDefinition): ToolDefinition {
+  const { execute, output, presentCall: call, presentResult: result, isConcurrencySafe: safe } = tool
+  return {
+    ...tool,
+    output: { ...output, render: (args, value) => output.render(dropAbsent(args) as never, value) },
+    execute: (args, exec) => execute(dropAbsent(args) as never, exec),
+    ...call ? { presentCall: (args: unknown) => call(dropAbsent(args) as never) } : {},
+    ...result ? { presentResult: (args: unknown, value: never) => result(dropAbsent(args) as never, value) } : {},
+    ...safe ? { isConcurrencySafe: (args: unknown) => safe(dropAbsent(args) as never) } : {},
+  } as ToolDefinition
 }

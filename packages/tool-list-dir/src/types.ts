@@ -14,7 +14,14 @@ export interface Child {
   target?: string
   /** Why a directory could not be read (recursive mode). */
   error?: string
+  /** Recursive mode: shown as one line, not descended (gitignored, or in the heavy set). */
+  collapsed?: Collapsed
+  /** A collapsed directory's direct children. */
+  children?: number
 }
+
+/** Why a directory is one line: the repository's .gitignore, or the heavy set (`node_modules`, `.git`, …). */
+export type Collapsed = 'gitignored' | 'heavy'
 
 /** A directory to read: its display path, plus how the source reaches it. */
 export interface Dir {
@@ -42,6 +49,14 @@ export interface DirSource {
   child(dir: Dir, name: string, from: Child): Dir
   /** Fill in size (and with `meta` mtime, mode, link text) for just these children. */
   details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Promise<void>
+  /** How many direct children a directory has (one readdir, nothing else). */
+  count(dir: Dir, signal: AbortSignal): Promise<number>
+  /** The text of a small regular file in `dir` (a .gitignore); undefined when absent, unreadable or too large. */
+  readSmall(dir: Dir, name: string, signal: AbortSignal): Promise<string | undefined>
+  /** Whether `name` exists in `dir`, without following a final symlink. */
+  exists(dir: Dir, name: string, signal: AbortSignal): Promise<boolean>
+  /** The directory above (reached by its process path), undefined at the filesystem root. */
+  parent(dir: Dir): Dir | undefined
 }
 
 /** One entry of the canonical value. */
@@ -57,6 +72,10 @@ export interface Entry {
   error?: string
   /** Recursive and cut: the last shown entry of its directory while later siblings did not fit. */
   siblings_cut?: boolean
+  /** Recursive: a directory shown as one line, not descended. */
+  collapsed?: Collapsed
+  /** A collapsed directory's direct children. */
+  children?: number
 }
 
 export interface Stats {
@@ -71,8 +90,8 @@ export interface Truncated {
   shown: number
   total: number
   remaining: number
-  /** Extension modes: the directory to list next to continue where this result stopped. */
-  next_path?: string
+  /** Extension modes: the `offset` that continues where this result stopped. */
+  next_offset?: number
 }
 
 /** The canonical JSON value of one call (seed 003's shape, plus the extension fields). */
@@ -82,6 +101,10 @@ export interface Listing {
   stats: Stats
   truncated?: Truncated
   ignored?: number
+  /** Recursive: files and other non-directories the repository's .gitignore files hide, when non-zero. */
+  gitignored?: number
+  /** Entries skipped before the first shown one (`offset`), when non-zero. */
+  offset?: number
   /** True when the walk stopped counting at its budget: totals are lower bounds. */
   partial?: boolean
   /** Entries the type / pattern filters left out (extension modes), when non-zero. */

@@ -1,4 +1,5 @@
 import { checkAborted } from './errors.ts'
+import { HEAVY, type GitIgnore, type Repo } from './gitignore.ts'
 import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 import { compareBy, type SortKey } from './sort.ts'
 
@@ -24,6 +25,12 @@ export interface WalkOptions {
   meta: boolean
   /** Most entries shown. */
   cap: number
+  /** Listed entries skipped before the first shown one. */
+  offset: number
+  /** Recursive mode: the repository whose .gitignore files apply (gitignored directories are one line, files hidden). */
+  repo: Repo | undefined
+  /** Recursive mode: directories of the heavy set are one line. */
+  heavy: boolean
   signal: AbortSignal
 }
 
@@ -37,17 +44,17 @@ export interface Item {
 }
 
 export interface Walk {
-  /** The first `cap` listed entries, in render order (each directory followed by its contents). */
+  /** Up to `cap` listed entries after the first `offset`, in render order (each directory followed by its contents). */
   shown: Item[]
   /** Listed entries in all (after ignore and filters, before truncation). */
   total: number
   counts: { files: number, directories: number, symlinks: number, others: number }
   ignored: number
+  /** Non-directories the .gitignore files hide. */
+  gitignored: number
   filtered: number
   /** The budget stopped the walk: counts are lower bounds. */
   partial: boolean
-  /** The first listed entry that did not fit. */
-  firstHidden?: Item
 }
 
 /**
@@ -63,10 +70,11 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
     total: 0,
     counts: { files: 0, directories: 0, symlinks: 0, others: 0 },
     ignored: 0,
+    gitignored: 0,
     filtered: 0,
     partial: false,
   }
-  /** Count a listed entry; true when it is shown (within the cap). */
+  /** Count a listed entry; true when it is shown (past the offset, within the cap). */
   const list = (item: Item): boolean => {
     result.total++
     const type = item.child.type
@@ -74,12 +82,9 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
     else if (type === 'directory') result.counts.directories++
     else if (type === 'symlink') result.counts.symlinks++
     else result.counts.others++
-    if (result.shown.length < options.cap) {
-      result.shown.push(item)
-      return true
-    }
-    result.firstHidden ??= item
-    return false
+    if (result.total <= options.offset || result.shown.length >= options.cap) return false
+    result.shown.push(item)
+    return true
   }
 
   /** Start reading a directory; the result is awaited later, or dropped when the walk stops early. */
@@ -89,13 +94,27 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
     return listed
   }
 
-  const visit = async (dir: Dir, listed: Promise<Child[]>, prefix: string, level: number): Promise<void> => {
-    const children = (await listed)
-      .filter((child) => {
-        if (!options.ignore(child.name)) return true
+  const visit = async (dir: Dir, listed: Promise<Child[]>, prefix: string, level: number, inherited: GitIgnore | undefined): Promise<void> => {
+    const all = await listed
+    const base = `${options.repo?.prefix ?? ''}${prefix === '' ? '' : `${prefix}/`}`
+    const rules = await ownRules(source, dir, all, base, inherited, options.signal)
+    const children = all.filter((child) => {
+      if (options.ignore(child.name)) {
         result.ignored++
         return false
-      })
+      }
+      const directory = child.type === 'directory'
+      if (rules?.ignores(base, child.name, directory) === true) {
+        if (!directory) {
+          result.gitignored++
+          return false
+        }
+        child.collapsed = 'gitignored'
+      } else if (directory && options.heavy && HEAVY.has(child.name)) {
+        child.collapsed = 'heavy'
+      }
+      return true
+    })
     if (sortNeeds) await source.details(dir, children, options.links, options.sort === 'modified', options.signal)
     children.sort(compare)
     // The last shown entry of this directory, so a cut sibling list is drawn open (├──, │).
@@ -104,7 +123,7 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
       if (list(item)) lastShown = item
       else if (lastShown !== undefined) lastShown.siblingsCut = true
     }
-    const subdirs = level < options.depth ? children.filter((child) => child.type === 'directory') : []
+    const subdirs = level < options.depth ? children.filter((child) => child.type === 'directory' && child.collapsed === undefined) : []
     const reads = new Map<Child, [Dir, Promise<Child[]>]>()
     let visited = 0
     for (const child of children) {
@@ -112,7 +131,7 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
       const listed = passes(child, item.rel, options)
       if (listed) listHere(item)
       else result.filtered++
-      if (child.type !== 'directory' || level >= options.depth) continue
+      if (child.type !== 'directory' || child.collapsed !== undefined || level >= options.depth) continue
       visited++
       // Every child of a directory already read is counted; the budget only stops descending.
       if (result.total >= WALK_BUDGET) {
@@ -123,9 +142,11 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
         const subdir = source.child(dir, ahead.name, ahead)
         reads.set(ahead, [subdir, read(subdir)])
       }
-      const [subdir, sublisted] = reads.get(child)!
+      const pending = reads.get(child)
+      const subdir = pending?.[0] ?? source.child(dir, child.name, child)
+      const sublisted = pending?.[1] ?? read(subdir)
       try {
-        await visit(subdir, sublisted, item.rel, level + 1)
+        await visit(subdir, sublisted, item.rel, level + 1, rules)
       } catch (error) {
         checkAborted(options.signal)
         // An unreadable or vanished subdirectory is reported on its entry, not fatal; it is
@@ -139,9 +160,30 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
     }
   }
 
-  await visit(root, read(root), '', 1)
-  await fetchDetails(source, result.shown, options)
+  await visit(root, read(root), '', 1, options.repo?.rules)
+  await Promise.all([fetchDetails(source, result.shown, options), countCollapsed(source, result.shown, options.signal)])
   return result
+}
+
+/** The rules for a directory: its parent's, plus its own .gitignore (read once, only when it has one). */
+async function ownRules(
+  source: DirSource, dir: Dir, children: Child[], base: string, inherited: GitIgnore | undefined, signal: AbortSignal,
+): Promise<GitIgnore | undefined> {
+  if (inherited === undefined || !children.some((child) => child.name === '.gitignore' && child.type === 'file')) return inherited
+  const text = await source.readSmall(dir, '.gitignore', signal)
+  return text === undefined ? inherited : inherited.with(base, text)
+}
+
+/** A collapsed directory shows how many direct children it has: one readdir each, for the shown ones only. */
+async function countCollapsed(source: DirSource, shown: Item[], signal: AbortSignal): Promise<void> {
+  await Promise.all(shown.filter((item) => item.child.collapsed !== undefined).map(async ({ child, dir }) => {
+    try {
+      child.children = await source.count(source.child(dir, child.name, child), signal)
+    } catch (error) {
+      checkAborted(signal)
+      child.error = describeError(error)
+    }
+  }))
 }
 
 function passes(child: Child, rel: string, options: WalkOptions): boolean {

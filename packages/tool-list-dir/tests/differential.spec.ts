@@ -76,7 +76,7 @@ function providerFields(value: Listing): Listing {
 
 const render = (value: Listing, args: ListArgs): string => {
   const request = parseArgs(args, 100)
-  return renderListing(value, { ...request, toolName: 'list_directory', pathArg: args.path })
+  return renderListing(value, { ...request, pathArg: args.path })
 }
 
 describeOnBoth('the local fast path gives the same value and text as the ctx.fs path', () => {

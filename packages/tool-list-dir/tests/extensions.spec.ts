@@ -62,7 +62,7 @@ describe('recursive tree', () => {
     expect((await list({ path: 'src', depth: 1 })).text.split('\n')[0]).toBe('src/')
   })
 
-  it('maxEntries caps the whole tree in render order, and the cut says how to continue', async () => {
+  it('limit caps the whole tree in render order; following the offset hint pages through it, nothing lost or repeated', async () => {
     const { text, value } = await list({ path: 'src', recursive: true, limit: 4 })
     expect(text).toBe([
       'src/',
@@ -72,17 +72,36 @@ describe('recursive tree', () => {
       '│   ├── index.ts',
       '',
       '[8 items truncated, showing first 4 of 12 total]',
-      `[The cut fell inside ${host.cwd}/src/cli: call list_directory with path="${host.cwd}/src/cli" to see that directory; to see past it, narrow with ignore, pattern or a smaller depth, or raise limit (up to 100).]`,
+      '[Use offset=4 to continue.]',
       '',
       'Total: 12 items (5 directories, 7 files)',
     ].join('\n'))
-    expect(value.truncated).toEqual({ shown: 4, total: 12, remaining: 8, next_path: `${host.cwd}/src/cli` })
+    expect(value.truncated).toEqual({ shown: 4, total: 12, remaining: 8, next_offset: 4 })
     // The cut entries are drawn open: later siblings exist but did not fit.
     expect(value.entries.filter((entry) => entry.siblings_cut === true).map((entry) => entry.path)).toEqual(['cli', 'cli/index.ts'])
-    // Following the hints literally works: the directory the cut fell in, and a higher limit.
-    expect((await list({ path: value.truncated!.next_path! })).value.entries.map((entry) => entry.name))
-      .toEqual(['index.ts', 'session-picker.ts', 'ui.ts'])
-    expect((await list({ path: 'src', recursive: true, limit: 100 })).value.truncated).toBeUndefined()
+    const second = await list({ path: 'src', recursive: true, limit: 4, offset: 4 })
+    expect(second.text).toBe([
+      'src/',
+      '├── cli/ (continued)',
+      '│   ├── session-picker.ts',
+      '│   └── ui.ts',
+      '├── tools/',
+      '│   ├── builtin/',
+      '',
+      '[4 items truncated, showing items 5-8 of 12 total]',
+      '[Use offset=8 to continue.]',
+      '',
+      'Total: 12 items (5 directories, 7 files)',
+    ].join('\n'))
+    const pages = [value.entries]
+    for (let offset: number | undefined = 4; offset !== undefined;) {
+      const page: Listing = (await list({ path: 'src', recursive: true, limit: 4, offset })).value
+      pages.push(page.entries)
+      offset = page.truncated?.next_offset
+    }
+    const whole = (await list({ path: 'src', recursive: true })).value.entries
+    expect(pages.flat().map((entry) => entry.path)).toEqual(whole.map((entry) => entry.path))
+    expect(pages).toHaveLength(3)
   })
 
   it('symlinks are entries with their target and are never descended into (a loop terminates)', async () => {
@@ -100,7 +119,7 @@ describe('recursive tree', () => {
     const { value, text } = await list({ path: 'src', recursive: true, ignore: ['cli', 'tools'] })
     expect(value.entries.map((entry) => entry.path)).toEqual(['agent', 'agent/agent.ts', 'index.ts'])
     expect(value.ignored).toBe(2)
-    expect(text).toContain('[2 items hidden by ignore patterns]')
+    expect(text).toContain('[Hidden: 2 by ignore patterns]')
   })
 })
 
@@ -160,7 +179,10 @@ describe('sort, reverse, type filters, limit', () => {
   it('limit cuts after sorting and says how to see the rest', async () => {
     const { text, value } = await list({ path: 'src', limit: 2 })
     expect(value.entries.map((entry) => entry.name)).toEqual(['agent', 'cli'])
-    expect(text).toContain('[2 items truncated, showing first 2 of 4 total]\n[To see the rest, narrow with ignore or pattern, or set reverse=true for the other end, or raise limit (up to 100).]')
+    expect(text).toContain('[2 items truncated, showing first 2 of 4 total]\n[Use offset=2 to continue.]')
+    const rest = await list({ path: 'src', limit: 2, offset: 2 })
+    expect(rest.value.entries.map((entry) => entry.name)).toEqual(['tools', 'index.ts'])
+    expect(rest.text).toContain('[Showing items 3-4 of 4 total]')
   })
 })
 

@@ -89,6 +89,10 @@ describe('faults during a listing', () => {
       children: async () => many.map((child) => ({ ...child })),
       child: (dir, name) => ({ display: join(dir.display, name) }),
       details: async () => {},
+      count: async () => 0,
+      readSmall: async () => undefined,
+      exists: async () => false,
+      parent: () => undefined,
     }
     const value = await listDirectory(host.ctx, call(), parseArgs({ path: 'a' }, 100), undefined, () => fake)
     expect(value.stats.total).toBe(WALK_BUDGET + 10)

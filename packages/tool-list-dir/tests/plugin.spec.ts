@@ -43,12 +43,12 @@ describe('config', () => {
     expect(textOf(await execTool(host.ctx, 'list_directory', { path: '.' }))).toContain('[1 item truncated, showing first 100 of 101 total]')
   })
 
-  it('prompt cost: schema JSON + guidance within 250 DeepSeek V3 tokens, as the README records', async () => {
+  it('prompt cost: schema JSON + guidance within 270 DeepSeek V3 tokens, as the README records', async () => {
     host = await listDirHost()
     const cost = await promptCost(host.ctx, 'list_directory')
     expect(cost.guidance).toBe(42)
     expect(await readFile(new URL('../README.md', import.meta.url), 'utf8')).toContain(`Prompt cost: ${cost.total} tokens`)
-    expect(cost.total).toBeLessThanOrEqual(250)
+    expect(cost.total).toBeLessThanOrEqual(270)
   })
 
   it('order places the section among others by value', async () => {

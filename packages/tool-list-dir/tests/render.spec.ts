@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { renderListing, type RenderMode } from '../src/render.ts'
 import type { Listing } from '../src/types.ts'
 
-const plain: RenderMode = { toolName: 'list_directory', pathArg: '.', recursive: false, long: false, extended: false, filters: [], raiseLimit: undefined }
+const plain: RenderMode = { pathArg: '.', recursive: false, long: false, extended: false, filters: [], offset: 0 }
 
 const RULE = '──────────────────────────────────────────────────'
 
@@ -135,23 +135,84 @@ describe('extension layouts', () => {
     ].join('\n'))
   })
 
-  it('a cut tree says where to continue, with a call that works when followed literally', () => {
+  it('a cut tree names the offset that continues it', () => {
     const value: Listing = {
       path: '/w/src',
-      entries: [{ name: 'cli', path: 'cli', type: 'directory' }, { name: 'a.ts', path: 'cli/a.ts', type: 'file' }],
+      entries: [{ name: 'cli', path: 'cli', type: 'directory', siblings_cut: true }, { name: 'a.ts', path: 'cli/a.ts', type: 'file', siblings_cut: true }],
       stats: { total: 5, files: 4, directories: 1, others: 0, symlinks: 0 },
-      truncated: { shown: 2, total: 5, remaining: 3, next_path: '/w/src/cli' },
+      truncated: { shown: 2, total: 5, remaining: 3, next_offset: 2 },
     }
     expect(renderListing(value, tree)).toBe([
       'src/',
-      '└── cli/',
-      '    └── a.ts',
+      '├── cli/',
+      '│   ├── a.ts',
       '',
       '[3 items truncated, showing first 2 of 5 total]',
-      '[The cut fell inside /w/src/cli: call list_directory with path="/w/src/cli" to see that directory; to see past it, narrow with ignore, pattern or a smaller depth.]',
+      '[Use offset=2 to continue.]',
       '',
       'Total: 5 items (1 directory, 4 files)',
     ].join('\n'))
+  })
+
+  it('a page that starts inside a directory names the directories it continues', () => {
+    const value: Listing = {
+      path: '/w/src',
+      entries: [{ name: 'b.ts', path: 'cli/deep/b.ts', type: 'file' }, { name: 'c.ts', path: 'cli/c.ts', type: 'file' }, { name: 'x.ts', path: 'x.ts', type: 'file' }],
+      stats: { total: 7, files: 5, directories: 2, others: 0, symlinks: 0 },
+      offset: 4,
+    }
+    expect(renderListing(value, { ...tree, offset: 4 })).toBe([
+      'src/',
+      '├── cli/ (continued)',
+      '│   ├── deep/ (continued)',
+      '│   │   └── b.ts',
+      '│   └── c.ts',
+      '└── x.ts',
+      '',
+      '[Showing items 5-7 of 7 total]',
+      '',
+      'Total: 7 items (2 directories, 5 files)',
+    ].join('\n'))
+  })
+
+  it('collapsed directories are one line with their direct-children count; what was hidden is counted per source', () => {
+    const value: Listing = {
+      path: '/w',
+      entries: [
+        { name: '.git', path: '.git', type: 'directory', collapsed: 'heavy', children: 27 },
+        { name: 'dist', path: 'dist', type: 'directory', collapsed: 'gitignored', children: 1 },
+        { name: 'node_modules', path: 'node_modules', type: 'directory', collapsed: 'gitignored', children: 1204 },
+        { name: 'src', path: 'src', type: 'directory' },
+        { name: 'a.ts', path: 'src/a.ts', type: 'file' },
+      ],
+      stats: { total: 5, files: 1, directories: 4, others: 0, symlinks: 0 },
+      ignored: 3,
+      gitignored: 340,
+    }
+    expect(renderListing(value, { ...tree, pathArg: '.' })).toBe([
+      './',
+      '├── .git/ (not expanded, 27 entries)',
+      '├── dist/ (gitignored, 1 entry)',
+      '├── node_modules/ (gitignored, 1204 entries)',
+      '└── src/',
+      '    └── a.ts',
+      '',
+      '[Hidden: 3 by ignore patterns, 340 by .gitignore]',
+      '',
+      'Total: 5 items (4 directories, 1 file)',
+    ].join('\n'))
+    const cut: Listing = { ...value, entries: value.entries.slice(2, 4), offset: 2, truncated: { shown: 2, total: 5, remaining: 1, next_offset: 4 } }
+    expect(renderListing(cut, { ...tree, pathArg: '.', offset: 2 }).split('\n').slice(-6, -2)).toEqual([
+      '',
+      '[1 item truncated, showing items 3-4 of 5 total]',
+      '[Use offset=4 to continue.]',
+      '[Hidden: 3 by ignore patterns, 340 by .gitignore]',
+    ])
+  })
+
+  it('a tree that .gitignore empties says what it hid', () => {
+    const value: Listing = { path: '/w/logs', entries: [], stats: { total: 0, files: 0, directories: 0, others: 0, symlinks: 0 }, gitignored: 4 }
+    expect(renderListing(value, tree)).toBe('Directory /w/logs is not empty. Hidden: 4 by .gitignore.')
   })
 
   it('recursive with a pattern lists matching relative paths', () => {

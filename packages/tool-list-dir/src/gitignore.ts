@@ -1,0 +1,106 @@
+import ignore, { type Ignore } from 'ignore'
+import type { Dir, DirSource } from './types.ts'
+
+/** Directories a recursive listing shows as one line unless `all`: VCS data, dependencies, caches. */
+export const HEAVY = new Set([
+  '.git', 'node_modules', '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.pytest_cache', '.next', '.turbo',
+])
+
+/** Largest .gitignore read: far past any real one (git itself refuses files over 100 MiB). */
+export const MAX_SMALL_FILE = 8 * 1024 * 1024
+
+interface Layer {
+  /** The directory of the .gitignore, relative to the git root: '' or ending in '/'. */
+  base: string
+  rules: Ignore
+  /** Every rule's literal ending (a name it matches ends with one); undefined when a rule has none (`*`, `foo/**`, `*.py[co]`). */
+  endings: string[] | undefined
+}
+
+/**
+ * The .gitignore files in effect for one directory, outermost first. Git's precedence: the
+ * deepest file with a rule that matches a path decides, and within a file the last match wins
+ * (negation included); a directory-only rule (`build/`) matches only directories.
+ */
+export class GitIgnore {
+  constructor(private readonly layers: readonly Layer[] = []) {}
+
+  /** These rules plus those of the .gitignore in `base` (git-relative, '' or ending in '/'). */
+  with(base: string, text: string): GitIgnore {
+    return new GitIgnore([...this.layers, { base, rules: ignore({ ignorecase: false }).add(text), endings: endingsOf(text) }])
+  }
+
+  /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
+  ignores(dir: string, name: string, directory: boolean): boolean {
+    for (let index = this.layers.length - 1; index >= 0; index--) {
+      const layer = this.layers[index]!
+      // The matcher costs microseconds a path; most names end with no rule's literal ending.
+      if (layer.endings !== undefined && !endsWithAny(name, layer.endings)) continue
+      let result
+      try {
+        result = layer.rules.test(`${dir.slice(layer.base.length)}${name}${directory ? '/' : ''}`)
+      } catch {
+        return false // a name the matcher cannot take as a relative path
+      }
+      if (result.ignored) return true
+      if (result.unignored) return false
+    }
+    return false
+  }
+}
+
+function endsWithAny(name: string, endings: readonly string[]): boolean {
+  for (const ending of endings) if (name.endsWith(ending)) return true
+  return false
+}
+
+/**
+ * The literal text each rule's last segment ends with (`*.log` → `.log`, `src/build/` → `build`):
+ * a cheap necessary condition for a match, so the full matcher runs only for candidates.
+ * Undefined when some rule has no literal ending or uses escapes.
+ */
+function endingsOf(text: string): string[] | undefined {
+  const endings: string[] = []
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '' || line.startsWith('#')) continue
+    if (line.includes('\\')) return undefined
+    const rule = line.replace(/ +$/, '').replace(/^!/, '').replace(/\/+$/, '')
+    const ending = /[^*?[\]/]*$/.exec(rule)![0]
+    if (ending === '') return undefined
+    endings.push(ending)
+  }
+  return endings
+}
+
+/** The repository a listing is in: the rules from the git root down to the listed directory's parent. */
+export interface Repo {
+  rules: GitIgnore
+  /** The listed directory relative to the git root: '' or ending in '/'. */
+  prefix: string
+}
+
+/**
+ * Find the git root by walking up from the listed directory's real path for `.git` (a directory,
+ * or a file in a worktree or submodule), and load every .gitignore above the listed directory.
+ * Undefined outside a repository, and for a directory that is itself gitignored: what was asked
+ * for explicitly is listed in full.
+ */
+export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal): Promise<Repo | undefined> {
+  const chain: Dir[] = []
+  for (let dir: Dir | undefined = root; dir !== undefined; dir = source.parent(dir)) {
+    chain.push(dir)
+    if (await source.exists(dir, '.git', signal)) break
+    if (source.parent(dir) === undefined) return undefined
+  }
+  const names = chain.map((dir) => (dir.local ?? dir.display).split('/').pop()!)
+  let rules = new GitIgnore()
+  let prefix = ''
+  for (let index = chain.length - 1; index >= 1; index--) {
+    const text = await source.readSmall(chain[index]!, '.gitignore', signal)
+    if (text !== undefined) rules = rules.with(prefix, text)
+    prefix += `${names[index - 1]}/`
+  }
+  const listed = prefix.slice(0, -1)
+  if (prefix !== '' && rules.ignores(listed.slice(0, listed.lastIndexOf('/') + 1), listed.slice(listed.lastIndexOf('/') + 1), true)) return undefined
+  return { rules, prefix }
+}
