@@ -1,12 +1,13 @@
-import { argumentError, quoted } from './errors.ts'
+import { argumentError } from './errors.ts'
+import { quoted } from './quote.ts'
 import { ignoreMatcher } from './ignore.ts'
 import { patternMatcher } from './pattern.ts'
 import type { SortKey } from './sort.ts'
 
-export const DEFAULT_DEPTH = 3
+const DEFAULT_DEPTH = 3
 export const MAX_DEPTH = 10
 /** PATH_MAX on Linux. */
-export const MAX_PATH_LENGTH = 4096
+const MAX_PATH_LENGTH = 4096
 
 /** The arguments as the model sends them (types already checked by the tool pipeline). */
 export interface ListArgs {

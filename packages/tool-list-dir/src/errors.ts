@@ -9,11 +9,6 @@ export function argumentError(message: string, options?: ErrorOptions): HarnessE
   return new HarnessError(message, 'INVALID_ARGS', options)
 }
 
-/** A value echoed into a message, quoted and cut so a huge argument never floods the result. */
-export function quoted(value: string, max = 120): string {
-  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value)
-}
-
 /** Cancellation in the host's vocabulary (as ctx.fs reports it), so the result carries FS_ABORTED. */
 export function checkAborted(signal: AbortSignal): void {
   if (signal.aborted) throw new FsError('the listing was aborted', 'FS_ABORTED')

@@ -33,7 +33,8 @@ export class GitIgnore {
   /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
   ignores(dir: string, name: string, directory: boolean): boolean {
     for (let index = this.layers.length - 1; index >= 0; index--) {
-      const layer = this.layers[index]!
+      const layer = this.layers[index]
+      if (layer === undefined) continue
       // The matcher costs microseconds a path; most names end with no rule's literal ending.
       if (layer.endings !== undefined && !endsWithAny(name, layer.endings)) continue
       let result
@@ -65,7 +66,7 @@ function endingsOf(text: string): string[] | undefined {
     if (line.trim() === '' || line.startsWith('#')) continue
     if (line.includes('\\')) return undefined
     const rule = line.replace(/ +$/, '').replace(/^!/, '').replace(/\/+$/, '')
-    const ending = /[^*?[\]/]*$/.exec(rule)![0]
+    const ending = /[^*?[\]/]*$/.exec(rule)?.[0] ?? ''
     if (ending === '') return undefined
     endings.push(ending)
   }
@@ -92,11 +93,12 @@ export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal
     if (await source.exists(dir, '.git', signal)) break
     if (source.parent(dir) === undefined) return undefined
   }
-  const names = chain.map((dir) => (dir.local ?? dir.display).split('/').pop()!)
+  const names = chain.map((dir) => (dir.local ?? dir.display).split('/').pop() ?? '')
   let rules = new GitIgnore()
   let prefix = ''
   for (let index = chain.length - 1; index >= 1; index--) {
-    const text = await source.readSmall(chain[index]!, '.gitignore', signal)
+    const dir = chain[index]
+    const text = dir === undefined ? undefined : await source.readSmall(dir, '.gitignore', signal)
     if (text !== undefined) rules = rules.with(prefix, text)
     prefix += `${names[index - 1]}/`
   }

@@ -1,4 +1,5 @@
-import { argumentError, MAX_GLOB_LENGTH, quoted } from './errors.ts'
+import { argumentError, MAX_GLOB_LENGTH } from './errors.ts'
+import { quoted } from './quote.ts'
 
 /**
  * Basename globs where only `*` and `?` are wildcards and every other character is literal

@@ -16,7 +16,7 @@ export function apply(ctx: Context, config: Config): void {
   if (config.guidance !== '') {
     ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   }
-  const gate = new OutsideGate(ctx, config.toolName, config.outsideWorkspace)
+  const gate = new OutsideGate(ctx, config.toolName, config.outsideWorkspace, { name: 'path', instead: 'list a path inside the workspace' })
   gate.listen()
   ctx.tools.register(listDirectoryTool(ctx, config, gate))
 }

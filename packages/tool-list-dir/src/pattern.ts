@@ -1,5 +1,6 @@
 import picomatch from 'picomatch'
-import { argumentError, MAX_GLOB_LENGTH, quoted } from './errors.ts'
+import { argumentError, MAX_GLOB_LENGTH } from './errors.ts'
+import { quoted } from './quote.ts'
 
 /**
  * The `pattern` filter: a picomatch glob on the path relative to the listed directory. A

@@ -19,7 +19,7 @@ export class ProviderSource implements DirSource {
   constructor(private readonly ctx: Context) {}
 
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
-    const listed = await this.ctx.fs.listDir(dir.target!, signal)
+    const listed = await this.ctx.fs.listDir(targetOf(dir), signal)
     const children = listed.map((entry): Child => {
       const child: Child = { name: entry.name, type: entry.type }
       if (entry.size !== undefined) child.size = entry.size
@@ -52,7 +52,7 @@ export class ProviderSource implements DirSource {
   }
 
   async count(dir: Dir, signal: AbortSignal): Promise<number> {
-    return (await this.ctx.fs.listDir(dir.target!, signal)).length
+    return (await this.ctx.fs.listDir(targetOf(dir), signal)).length
   }
 
   async readSmall(dir: Dir, name: string, signal: AbortSignal): Promise<string | undefined> {
@@ -80,4 +80,10 @@ export class ProviderSource implements DirSource {
 /** A directory as a path ctx.fs resolves: its process path when known (the root and above), else its display path. */
 function where(dir: Dir): string {
   return dir.local ?? dir.display
+}
+
+/** Every directory this source hands out carries its provider target. */
+function targetOf(dir: Dir): NonNullable<Dir['target']> {
+  if (dir.target === undefined) throw new Error(`${dir.display}: no provider target`)
+  return dir.target
 }

@@ -2,7 +2,7 @@ import type { CallMode } from './args.ts'
 import type { Entry, Listing } from './types.ts'
 
 /** The seed's rule: 50 box-drawing characters. */
-export const RULE = '─'.repeat(50)
+const RULE = '─'.repeat(50)
 
 export interface RenderMode extends CallMode {
   /** The `path` argument as given: the tree's first line. */
@@ -126,7 +126,8 @@ function renderTree(value: Listing, mode: RenderMode): string {
 /** Last among its shown siblings: the next shown entry at this depth or shallower is not a sibling. */
 function isLast(entries: Entry[], index: number, depth: number): boolean {
   for (let next = index + 1; next < entries.length; next++) {
-    const nextDepth = (entries[next]!.path ?? entries[next]!.name).split('/').length
+    const entry = entries[next]
+    const nextDepth = (entry?.path ?? entry?.name ?? '').split('/').length
     if (nextDepth <= depth) return nextDepth < depth
   }
   return true
@@ -175,7 +176,7 @@ function hiddenParts(value: Listing): string[] {
 function totalLine(value: Listing): string {
   const stats = value.stats
   const parts = [plural(stats.directories, 'directory', 'directories'), plural(stats.files, 'file', 'files')]
-  if ((stats.symlinks ?? 0) > 0) parts.push(plural(stats.symlinks!, 'symlink', 'symlinks'))
+  if (stats.symlinks !== undefined && stats.symlinks > 0) parts.push(plural(stats.symlinks, 'symlink', 'symlinks'))
   if (stats.others > 0) parts.push(plural(stats.others, 'other', 'others'))
   return `Total: ${atLeast(value)}${items(stats.total)} (${parts.join(', ')})`
 }

@@ -21,7 +21,7 @@ export interface Child {
 }
 
 /** Why a directory is one line: the repository's .gitignore, or the heavy set (`node_modules`, `.git`, …). */
-export type Collapsed = 'gitignored' | 'heavy'
+type Collapsed = 'gitignored' | 'heavy'
 
 /** A directory to read: its display path, plus how the source reaches it. */
 export interface Dir {
@@ -78,7 +78,7 @@ export interface Entry {
   children?: number
 }
 
-export interface Stats {
+interface Stats {
   total: number
   files: number
   directories: number
@@ -86,7 +86,7 @@ export interface Stats {
   symlinks?: number
 }
 
-export interface Truncated {
+interface Truncated {
   shown: number
   total: number
   remaining: number

@@ -34,7 +34,7 @@ export interface WalkOptions {
   signal: AbortSignal
 }
 
-export interface Item {
+interface Item {
   child: Child
   /** Relative path, '/'-separated. */
   rel: string
@@ -94,8 +94,8 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
     return listed
   }
 
-  const visit = async (dir: Dir, listed: Promise<Child[]>, prefix: string, level: number, inherited: GitIgnore | undefined): Promise<void> => {
-    const all = await listed
+  const visit = async (dir: Dir, reading: Promise<Child[]>, prefix: string, level: number, inherited?: GitIgnore): Promise<void> => {
+    const all = await reading
     const base = `${options.repo?.prefix ?? ''}${prefix === '' ? '' : `${prefix}/`}`
     const rules = await ownRules(source, dir, all, base, inherited, options.signal)
     const children = all.filter((child) => {

@@ -154,7 +154,7 @@ describe('recursive listing of a git repository', () => {
     await makeTree(host.cwd, { 'py/.gitignore': '__pycache__/\n', 'py/__pycache__/a.pyc': 'a', 'py/__pycache__/b.pyc': 'b' })
     await symlink('../node_modules', join(host.cwd, 'py/.venv'))
     const { text } = await list({ path: 'py', recursive: true })
-    expect(text).toBe(['py/', '├── __pycache__/ (gitignored, 2 entries)', '├── .gitignore', `└── .venv -> ../node_modules`, '', 'Total: 3 items (1 directory, 1 file, 1 symlink)'].join('\n'))
+    expect(text).toBe(['py/', '├── __pycache__/ (gitignored, 2 entries)', '├── .gitignore', '└── .venv -> ../node_modules', '', 'Total: 3 items (1 directory, 1 file, 1 symlink)'].join('\n'))
   })
 
   it('the repository is found through a symlinked directory (git works on real paths)', async () => {

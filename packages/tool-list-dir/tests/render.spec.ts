@@ -201,7 +201,8 @@ describe('extension layouts', () => {
       '',
       'Total: 5 items (4 directories, 1 file)',
     ].join('\n'))
-    const cut: Listing = { ...value, entries: value.entries.slice(2, 4), offset: 2, truncated: { shown: 2, total: 5, remaining: 1, next_offset: 4 } }
+    const truncated = { shown: 2, total: 5, remaining: 1, next_offset: 4 }
+    const cut: Listing = { ...value, entries: value.entries.slice(2, 4), offset: 2, truncated }
     expect(renderListing(cut, { ...tree, pathArg: '.', offset: 2 }).split('\n').slice(-6, -2)).toEqual([
       '',
       '[1 item truncated, showing items 3-4 of 5 total]',
