@@ -15,7 +15,7 @@ import { quoted } from './quote.ts'
  * The directory relative paths resolve against: the sandbox policy's workspace root when one is
  * composed, else the calling session's cwd; undefined (the provider's default cwd) otherwise.
  */
-export function workspaceDir(ctx: Context, exec: Pick<ToolExecution, 'agent'>): string | undefined {
+function workspaceDir(ctx: Context, exec: Pick<ToolExecution, 'agent'>): string | undefined {
   const policy = ctx.get('sandboxPolicy')
   if (policy !== undefined) return policy.resolve(exec.agent ? { session: exec.agent.session } : {}).workspaceRoot
   return exec.agent?.session.header.cwd
