@@ -53,6 +53,10 @@ export interface ShellRecord {
   bytes: number
   /** True once capture stopped at maxLogBytes. */
   capped: boolean
+  /** ISO time the log last grew, null before any output. */
+  last_output_at: string | null
+  /** Live processes (group and marked) at the last look; counted once the leader exited. */
+  processes: number
   /** A kill requested through the host job path, carried out by the job's cancel. */
   kill_request?: KillRequest
 }
@@ -79,7 +83,7 @@ export interface BackgroundShellRegistry {
   /** Drop finished shells (and their logs) that ended more than `maxAgeMs` ago (default one hour); returns how many. */
   prune(maxAgeMs?: number): number
   /**
-   * Signal the shell's process group, wait up to `timeoutMs` for it to empty, escalate to
+   * Signal the shell's process group and every process carrying its marker, wait up to `timeoutMs` for it to empty, escalate to
    * SIGKILL when `force`, and report survivors. Never signals a group already observed empty
    * (pid reuse). Resolves when the record has settled. A call made while another is under way
    * shares it, unless it asks for more (`force` or SIGKILL after one without): then it waits
@@ -88,8 +92,15 @@ export interface BackgroundShellRegistry {
   terminate(id: string, request: KillRequest): Promise<KillOutcome>
   /** Resolves once the shell's group is empty and its log flushed. */
   settled(id: string): Promise<ShellRecord>
-  /** Pids currently in the shell's process group (from /proc). */
+  /** Pids currently in the shell's process group or carrying its marker (from /proc). */
   members(id: string): number[]
+  /**
+   * A fresh /proc census of the shell's processes that trusts no cached state: live group
+   * members (unless a newer process holds the group id) and every process carrying its marker.
+   */
+  survivors(id: string): number[]
+  /** Status, run time, output bytes and time since the last output, in a few words. */
+  liveness(record: ShellRecord): string
 }
 
 declare module '@deepseek-ai/cordis' {

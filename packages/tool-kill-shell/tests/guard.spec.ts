@@ -54,7 +54,7 @@ function forged(pid: number, startedAt: string, extra: Partial<ShellRecord> = {}
   return {
     id: `bg-f${Math.random().toString(36).slice(2, 7)}`, pid, command: 'sleep 60', cwd: '/', owner: '', started_at: startedAt,
     status: 'running', exit_code: null, signal: null, leader_exited_at: null, ended_at: null,
-    output_file: '/dev/null', bytes: 0, capped: false, ...extra,
+    output_file: '/dev/null', bytes: 0, capped: false, last_output_at: null, processes: 1, ...extra,
   }
 }
 

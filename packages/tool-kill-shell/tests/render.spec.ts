@@ -20,7 +20,7 @@ const base: KillShellValue = {
 function record(id: string, status: ShellRecord['status'], started: string): ShellRecord {
   return {
     id, pid: 1000, command: 'x', cwd: '/', owner: 's', started_at: started, status, exit_code: null, signal: null,
-    leader_exited_at: null, ended_at: null, output_file: '/dev/null', bytes: 0, capped: false,
+    leader_exited_at: null, ended_at: null, output_file: '/dev/null', bytes: 0, capped: false, last_output_at: null, processes: 1,
   }
 }
 
