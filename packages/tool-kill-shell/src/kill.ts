@@ -4,8 +4,6 @@ import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { TOOL_ABORTED } from '@deepseek-ai/dsh-tools'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
 import { assertSignallable, leaderPidReused } from './guard.ts'
-import { procStat } from './proc.ts'
-import { survivorsOf } from './verify.ts'
 import type { KillShellValue } from './value.ts'
 
 export interface KillDeps {
@@ -90,9 +88,6 @@ export async function killShell(
   if (leaderPidReused(record)) {
     return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
   }
-  // Read before any signal: the unreaped leader is the host's child, so this is the shell's own.
-  const leaderStart = record.leader_exited_at === null ? procStat(record.pid)?.startTicks : undefined
-
   // A kill already under way is shared rather than restarted (registry terminate), so its wait,
   // not this call's, is what applies: known for this plugin's own calls, unknown for a host kill
   // (job_kill) — a job already stopping may have one running.
@@ -123,9 +118,9 @@ export async function killShell(
   if (outcome.signal_sent === 'none') {
     return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
   }
-  // Verify the world rather than trust the report: the group as /proc shows it now, scanned here
-  // (the registry's own view says empty once it settled, so asking it again would prove nothing).
-  const survivors = survivorsOf(record.pid, leaderStart) ?? outcome.survivors
+  // Verify the world rather than trust the report: a fresh /proc census of the group and of every
+  // process carrying the shell's marker, which trusts none of the registry's cached state.
+  const survivors = deps.registry.survivors(record.id)
   const final = survivors.length === 0 ? await untilAborted(deps.registry.settled(record.id), signal) : record
   return {
     success: survivors.length === 0,

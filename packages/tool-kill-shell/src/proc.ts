@@ -1,5 +1,5 @@
 /** Process facts read from /proc (Linux), independent of the shell registry. */
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 
 export interface ProcStat {
   /** R, S, D, Z (zombie), X (dead), … */
@@ -23,15 +23,4 @@ export function procStat(pid: number): ProcStat | undefined {
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
   const field = (n: number) => Number(fields[n - 3])
   return { state: fields[0] ?? '?', ppid: field(4), pgrp: field(5), session: field(6), startTicks: field(22) }
-}
-
-/** Every pid /proc lists; undefined when /proc cannot be read (not Linux). */
-export function procPids(): number[] | undefined {
-  let entries: string[]
-  try {
-    entries = readdirSync('/proc')
-  } catch {
-    return undefined
-  }
-  return entries.filter((entry) => /^\d+$/.test(entry)).map(Number)
 }

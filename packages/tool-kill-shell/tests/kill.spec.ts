@@ -181,7 +181,7 @@ describe('kill_shell on real process groups', () => {
     await host.shells.settled(two.shell_id)
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: 'bg-zzzzzz' })
     expect(result.isError).toBe(true)
-    expect(textOf(result)).toBe(`Error: Shell not found: bg-zzzzzz\nKnown shells: ${one.shell_id} (running), … (+1 more).\nUse /tasks to see available background shells.`)
+    expect(textOf(result)).toMatch(new RegExp(`^Error: Shell not found: bg-zzzzzz\nKnown shells: ${one.shell_id} \\(running \\d+s, no output\\), … \\(\\+1 more\\)\\.\nUse /tasks to see available background shells\\.$`))
     // A raw pid is not a shell id: nothing is signalled.
     const byPid = await execTool(host.ctx, 'kill_shell', { shell_id: String(one.pid) })
     expect(textOf(byPid).startsWith(`Error: Shell not found: ${one.pid}\n`)).toBe(true)
