@@ -16,6 +16,8 @@ export interface LeaderExit {
 }
 
 const NOTHING: ScanResult = { group: [], marked: [] }
+/** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */
+const DISCOVERY_MS = 20
 
 export class ProcessGroup {
   readonly pgid: number
@@ -27,6 +29,13 @@ export class ProcessGroup {
   live = 1
   private groupGone = false
   private gone = false
+  /** The signal of the kill under way, owed to every marked process outside the group a scan finds. */
+  private owed: { signal: NodeJS.Signals, sent: Set<number> } | undefined
+  private discovery: NodeJS.Timeout | undefined
+  /** Waits someone awaits (a kill): while one runs, the passive watch leaves the scanning to it. */
+  private active = 0
+  private readonly emptied: Promise<void>
+  private markEmptied: () => void = () => {}
 
   /** `marks`: the `NAME=value` environment entries every process of the shell carries. */
   constructor(child: ChildProcess, readonly marks: readonly string[] = []) {
@@ -34,6 +43,7 @@ export class ProcessGroup {
     this.pgid = child.pid
     // Read before the event loop can reap the leader: its /proc entry exists until then.
     this.leaderStart = startTimeOf(child.pid) ?? 0
+    this.emptied = new Promise((resolve) => { this.markEmptied = resolve })
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.leaderExit = { code, signal, at: new Date() }
@@ -55,6 +65,7 @@ export class ProcessGroup {
     if (this.groupGone && this.marks.length === 0) {
       this.gone = true
       this.live = 0
+      this.markEmptied()
       return undefined
     }
     return { pgid: this.pgid, leaderStart: this.leaderStart, group: !this.groupGone, marks: this.marks }
@@ -70,7 +81,18 @@ export class ProcessGroup {
       result = { group: [], marked: found.marked }
     }
     this.live = result.group.length + result.marked.length
-    if (this.leaderExit !== undefined && this.live === 0) this.gone = true
+    const owed = this.owed
+    if (owed !== undefined) {
+      clearTimeout(this.discovery)
+      for (const pid of result.marked) {
+        if (!owed.sent.has(pid)) signalPid(pid, owed.signal)
+        owed.sent.add(pid)
+      }
+    }
+    if (this.leaderExit !== undefined && this.live === 0) {
+      this.gone = true
+      this.markEmptied()
+    }
     return result
   }
 
@@ -88,50 +110,72 @@ export class ProcessGroup {
   }
 
   /**
-   * A fresh look that trusts nothing cached (kill_shell verifies a kill with it): the group's
-   * live members unless a newer process holds the group id (pid reuse), plus the marked ones.
+   * A fresh look that trusts no cached liveness (a kill's wait and its survivors use it): the
+   * group's live members, unless the group was seen empty or a newer process holds its id (pid
+   * reuse), plus every marked process. Updates what is known, as a scan does.
    */
   census(): number[] {
     const [found] = scanShells([{ pgid: this.pgid, leaderStart: this.leaderStart, group: true, marks: this.marks }])
     if (found === undefined) return []
     const holder = startTimeOf(this.pgid)
-    const reused = this.leaderExit !== undefined && holder !== undefined && holder !== this.leaderStart
-    return [...reused ? [] : found.group, ...found.marked].sort((a, b) => a - b)
+    const reused = this.groupGone || (this.leaderExit !== undefined && holder !== undefined && holder !== this.leaderStart)
+    const result = this.observe(reused ? { group: [], marked: found.marked } : found)
+    return [...result.group, ...result.marked].sort((a, b) => a - b)
   }
 
   /**
    * Signal every process of the shell; false when there was none. While the leader is unreaped
-   * its pid pins the group id, so the group is signalled before the scan for marked processes.
+   * its pid pins the group id, so the group is signalled at once and the marked processes
+   * outside it by the next scan: the wait's, when the leader exits, or one `DISCOVERY_MS` later.
+   * A cooperative shell is so stopped with one /proc pass.
    */
   signal(signal: NodeJS.Signals): boolean {
     if (this.gone) return false
-    const pinned = this.leaderExit === undefined
-    let sent = pinned && signalPid(-this.pgid, signal)
+    this.owed = { signal, sent: new Set() }
+    if (this.leaderExit === undefined) {
+      const sent = signalPid(-this.pgid, signal)
+      if (this.marks.length > 0) {
+        clearTimeout(this.discovery)
+        this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS)
+        this.discovery.unref()
+      }
+      return sent
+    }
     const found = this.scan()
-    if (!pinned && found.group.length > 0) sent = signalPid(-this.pgid, signal) || sent
-    for (const pid of found.marked) sent = signalPid(pid, signal) || sent
-    return sent
+    if (found.group.length > 0) signalPid(-this.pgid, signal)
+    return found.group.length + found.marked.length > 0
   }
 
   /**
    * Resolve true as soon as the shell is empty, false after `timeoutMs`. The leader's exit wakes
    * it at once; then it polls /proc from 1 ms, doubling up to `maxIntervalMs`. Only a wait
-   * someone awaits (`keepAlive`, a kill) holds the host open; watching a running shell never does.
+   * someone awaits (`keepAlive`, a kill) holds the host open; watching a running shell never
+   * does, and leaves the scanning to a kill's wait while one runs.
    */
   async waitEmpty(timeoutMs: number, maxIntervalMs: number, keepAlive: boolean): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs
-    let interval = 1
-    for (;;) {
-      const leaderAlive = this.leaderExit === undefined
-      if (!leaderAlive && this.members().length === 0) return true
-      const left = deadline - Date.now()
-      if (left <= 0) return false
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, leaderAlive ? left : Math.min(interval, left))
-        if (!keepAlive) timer.unref()
-        if (leaderAlive) void this.exited.then(() => { clearTimeout(timer); resolve() })
-      })
-      interval = leaderAlive ? 1 : Math.min(interval * 2, maxIntervalMs)
+    if (keepAlive) this.active++
+    try {
+      const deadline = Date.now() + timeoutMs
+      let interval = 1
+      for (;;) {
+        const leaderAlive = this.leaderExit === undefined
+        const passive = !keepAlive && this.active > 0
+        // A kill's wait takes a fresh census each time, so it never ends on stale knowledge.
+        const empty = () => (keepAlive ? this.census() : this.members()).length === 0
+        if (this.gone || (!leaderAlive && !passive && empty())) return true
+        const left = deadline - Date.now()
+        if (left <= 0) return false
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, leaderAlive ? left : Math.min(passive ? maxIntervalMs : interval, left))
+          if (!keepAlive) timer.unref()
+          const wake = () => { clearTimeout(timer); resolve() }
+          if (leaderAlive) void this.exited.then(wake)
+          void this.emptied.then(wake)
+        })
+        interval = leaderAlive ? 1 : Math.min(interval * 2, maxIntervalMs)
+      }
+    } finally {
+      if (keepAlive) this.active--
     }
   }
 }

@@ -6,7 +6,32 @@
  * the leader may exit long before a server it started, and a `setsid` child or a
  * double-forked daemon leaves the group but keeps the marker.
  */
-import { readdirSync, readFileSync } from 'node:fs'
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
+
+/** One buffer for every /proc read: open, read, close — no stat, no allocation (a scan reads every process). */
+const BUFFER = Buffer.alloc(16 * 1024)
+
+/** A /proc file as latin1 text, whole; undefined when it cannot be read (gone, or another user's). */
+function readProc(path: string): string | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch {
+    return undefined
+  }
+  try {
+    let text = ''
+    for (;;) {
+      const n = readSync(fd, BUFFER, 0, BUFFER.length, null)
+      if (n === 0) return text
+      text += BUFFER.toString('latin1', 0, n)
+    }
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
 
 export interface ProcStat {
   state: string
@@ -19,12 +44,8 @@ export interface ProcStat {
 
 /** Parse /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
 export function readStat(pid: number): ProcStat | undefined {
-  let text: string
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'latin1')
-  } catch {
-    return undefined
-  }
+  const text = readProc(`/proc/${pid}/stat`)
+  if (text === undefined) return undefined
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
   // After the comm: state(0) ppid(1) pgrp(2) session(3) ... starttime(19).
   const state = fields[0]
@@ -80,13 +101,10 @@ export function protectedPids(): Set<number> {
 }
 
 function hasMarks(pid: number, marks: readonly string[]): boolean {
-  let environ: string
-  try {
-    // Another user's process (EACCES) is never one of ours.
-    environ = `\0${readFileSync(`/proc/${pid}/environ`, 'latin1')}`
-  } catch {
-    return false
-  }
+  // Another user's process (EACCES) is never one of ours.
+  const text = readProc(`/proc/${pid}/environ`)
+  if (text === undefined) return false
+  const environ = `\0${text}`
   return marks.every((mark) => environ.includes(`\0${mark}\0`))
 }
 

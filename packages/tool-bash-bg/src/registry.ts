@@ -177,5 +177,11 @@ export class ShellRegistry implements BackgroundShellRegistry {
       }).map((each) => each.group)
     }
     for (const group of alive) group.signal('SIGKILL')
+    // No timer runs before the process ends: deliver the SIGKILL owed to marked processes now.
+    const last = alive.flatMap((group) => {
+      const target = group.target()
+      return target === undefined ? [] : [{ group, target }]
+    })
+    scanShells(last.map((each) => each.target)).forEach((found, i) => last[i]?.group.observe(found))
   }
 }

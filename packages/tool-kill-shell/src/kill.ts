@@ -118,9 +118,9 @@ export async function killShell(
   if (outcome.signal_sent === 'none') {
     return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
   }
-  // Verify the world rather than trust the report: a fresh /proc census of the group and of every
-  // process carrying the shell's marker, which trusts none of the registry's cached state.
-  const survivors = deps.registry.survivors(record.id)
+  // The registry ends every kill with a fresh /proc census of the group and of every process
+  // carrying the shell's marker (none of its cached state): what survived is that.
+  const { survivors } = outcome
   const final = survivors.length === 0 ? await untilAborted(deps.registry.settled(record.id), signal) : record
   return {
     success: survivors.length === 0,
