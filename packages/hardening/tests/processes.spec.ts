@@ -40,7 +40,7 @@ describe('cycles of start and kill', () => {
   })
   afterAll(async () => { await host.dispose() })
 
-  it(`starts and kills ${runs(500, 60)} shells (TERM-honouring, TERM-ignoring, forking, double-forking): nothing left, no fd leaked, logs bounded`, async () => {
+  it(`starts and kills ${runs(500, 60)} shells (TERM-honouring, TERM-ignoring, forking, double-forking, setsid children and daemons): nothing left, no fd leaked, logs bounded`, async () => {
     const total = runs(500, 60)
     const tally = { started: 0, killed: 0, escalated: 0, alreadyExited: 0 }
     const cycle = async (n: number) => {
