@@ -9,7 +9,7 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
-import { scanShells, signalPid, startTimeOf } from './process-group.ts'
+import { envValue, scanShells, signalPid, startTimeOf } from './process-group.ts'
 
 /** How long a leftover gets between SIGTERM and SIGKILL. */
 const LEFTOVER_GRACE_MS = 1000
@@ -58,7 +58,7 @@ export function openHostDir(): HostDir {
   const mark = `${HOST_MARK}=${basename(logDir)}`
   const recordFile = `${logDir}.json`
   const start = startTimeOf(process.pid) ?? 0
-  return {
+  const dir: HostDir = {
     logDir,
     mark,
     save(shells) {
@@ -77,6 +77,9 @@ export function openHostDir(): HostDir {
       rmSync(recordFile, { force: true })
     },
   }
+  // The record exists before the first shell does: a host killed right after a launch is found.
+  dir.save([])
+  return dir
 }
 
 function readRecord(file: string): HostRecord | undefined {
@@ -96,8 +99,8 @@ function hostAlive(record: HostRecord): boolean {
 
 /**
  * Stop what hosts that died without cleanup left running: SIGTERM every process carrying a
- * dead host's mark and one of its recorded shell ids, SIGKILL what is left after a grace.
- * Returns how many shells had a live process.
+ * dead host's mark, SIGKILL what is left after a grace. Returns how many shells (distinct
+ * DSH_BG_SHELL values) had a live process.
  */
 export function reapLeftovers(own: HostDir): number {
   const base = privateBase()
@@ -114,14 +117,15 @@ export function reapLeftovers(own: HostDir): number {
     const file = join(base, entry)
     const record = readRecord(file)
     if (record === undefined || record.mark === own.mark || hostAlive(record)) continue
-    const targets = record.shells.map((id) => ({ pgid: 0, leaderStart: record.start, group: false, marks: [record.mark, `${SHELL_MARK}=${id}`] }))
-    const found = scanShells(targets).map((result) => result.marked)
-    const pids = found.flat()
-    stopped += found.filter((shell) => shell.length > 0).length
+    // Every process of the dead host's shells carries its mark, whether or not the record's
+    // list caught up with the last launch.
+    const targets = [{ pgid: 0, leaderStart: record.start, group: false, marks: [record.mark] }]
+    const pids = scanShells(targets)[0]?.marked ?? []
+    stopped += new Set(pids.map((pid) => envValue(pid, SHELL_MARK) ?? String(pid))).size
     for (const pid of pids) signalPid(pid, 'SIGTERM')
     if (pids.length > 0) {
       setTimeout(() => {
-        for (const result of scanShells(targets)) for (const pid of result.marked) signalPid(pid, 'SIGKILL')
+        for (const pid of scanShells(targets)[0]?.marked ?? []) signalPid(pid, 'SIGKILL')
       }, LEFTOVER_GRACE_MS).unref()
     }
     rmSync(file.slice(0, -'.json'.length), { recursive: true, force: true })

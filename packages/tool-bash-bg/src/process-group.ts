@@ -100,6 +100,13 @@ export function protectedPids(): Set<number> {
   return pids
 }
 
+/** The value of one environment variable of a process, when it can be read. */
+export function envValue(pid: number, name: string): string | undefined {
+  const text = readProc(`/proc/${pid}/environ`)
+  const entry = text?.split('\0').find((item) => item.startsWith(`${name}=`))
+  return entry?.slice(name.length + 1)
+}
+
 function hasMarks(pid: number, marks: readonly string[]): boolean {
   // Another user's process (EACCES) is never one of ours.
   const text = readProc(`/proc/${pid}/environ`)

@@ -28,6 +28,7 @@ export class ShellRegistry implements BackgroundShellRegistry {
   /** Said once by /tasks: the shells of dead hosts this one stopped at start. */
   leftoverNotice: string | undefined
   readonly logDir: string
+  private saving: NodeJS.Immediate | undefined
 
   constructor(private readonly host: HostDir) {
     this.logDir = host.logDir
@@ -38,9 +39,17 @@ export class ShellRegistry implements BackgroundShellRegistry {
     return this.host.mark
   }
 
-  /** Keep the crash record in step with the running shells. */
+  /**
+   * Keep the crash record's list in step with the running shells, off the launch path (one write
+   * per event-loop turn at most). Crash cleanup does not depend on it: it goes by the host mark.
+   */
   private saveRunning(): void {
-    this.host.save([...this.entries.values()].filter((entry) => entry.shell !== undefined && entry.record.status === 'running').map((entry) => entry.record.id))
+    if (this.saving !== undefined) return
+    this.saving = setImmediate(() => {
+      this.saving = undefined
+      this.host.save([...this.entries.values()].filter((entry) => entry.shell !== undefined && entry.record.status === 'running').map((entry) => entry.record.id))
+    })
+    this.saving.unref()
   }
 
   /** A fresh `bg-xxxxxx` id no shell of this registry has. */
