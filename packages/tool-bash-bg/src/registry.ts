@@ -9,7 +9,7 @@ import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShell } from './background.ts'
 import type { HostDir } from './leftovers.ts'
 import { liveness } from './liveness.ts'
-import { scanShells } from './process-group.ts'
+import { protectedPids, scanShells } from './process-group.ts'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
 import { DEFAULT_KILL } from './terminate.ts'
 
@@ -137,6 +137,14 @@ export class ShellRegistry implements BackgroundShellRegistry {
   terminate(id: string, request: KillRequest): Promise<KillOutcome> {
     const entry = this.entries.get(id)
     if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
+    // A corrupt or forged record must never aim a signal at the host or its ancestors.
+    const { pid } = entry.record
+    if (!Number.isSafeInteger(pid) || pid <= 1 || protectedPids().has(pid)) {
+      return Promise.reject(new HarnessError(
+        `refusing to signal shell ${id}: pid ${pid} is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
+        'SHELL_PROTECTED_PID',
+      ))
+    }
     if (entry.shell === undefined) {
       return Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code: entry.record.exit_code, elapsed_ms: 0, survivors: [] })
     }

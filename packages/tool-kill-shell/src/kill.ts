@@ -3,7 +3,6 @@ import { JobId, type JobRegistry } from '@deepseek-ai/dsh-jobs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { TOOL_ABORTED } from '@deepseek-ai/dsh-tools'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
-import { assertSignallable, leaderPidReused } from './guard.ts'
 import type { KillShellValue } from './value.ts'
 
 export interface KillDeps {
@@ -70,7 +69,10 @@ function alreadyExited(record: ShellRecord, request: KillRequest, elapsed: numbe
  * records the kill (status stopping, no completion notice later); the request is stored on the
  * record first and the job's cancel carries it out. The outcome comes from the registry's
  * terminate for the same shell, which joins the termination already under way. The signals
- * themselves are sent only by the registry (tool-bash-bg), to the shell's own process group.
+ * themselves are sent only by the registry (tool-bash-bg), to the shell's process group and its
+ * marked processes; it refuses a pid of the host or its ancestors, never signals a group whose
+ * pid was reused (that is `signal_sent: 'none'`, an already-exited value here), and measures the
+ * survivors on /proc.
  */
 export async function killShell(
   deps: KillDeps,
@@ -82,12 +84,6 @@ export async function killShell(
   const started = performance.now()
   const elapsed = () => Math.round(performance.now() - started)
   if (record.status !== 'running') return alreadyExited(record, request, 0)
-  assertSignallable(record)
-  // The group emptied and its pid went to a newer process before the registry noticed: the shell
-  // has exited, which is a value. Nothing is signalled.
-  if (leaderPidReused(record)) {
-    return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
-  }
   // A kill already under way is shared rather than restarted (registry terminate), so its wait,
   // not this call's, is what applies: known for this plugin's own calls, unknown for a host kill
   // (job_kill) — a job already stopping may have one running.
