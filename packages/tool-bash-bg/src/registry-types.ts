@@ -61,6 +61,7 @@ export interface ShellRecord {
   kill_request?: KillRequest
 }
 
+/** What consumers call: tool-kill-shell (find, list, liveness, terminate, settled, defaultKill, stopTool) and tool-read (logDir). */
 export interface BackgroundShellRegistry {
   /** The private 0700 directory holding every shell's log. */
   readonly logDir: string
@@ -72,35 +73,23 @@ export interface BackgroundShellRegistry {
   defaultKill: KillRequest
   /** The tool the model stops a shell with: tool-kill-shell sets its (configurable) name. */
   stopTool: string | undefined
-  register(record: ShellRecord): void
-  get(id: string): ShellRecord | undefined
   /** Look a shell up by its id or its host job id. */
   find(idOrJobId: string): ShellRecord | undefined
   list(): ShellRecord[]
-  running(owner?: string): ShellRecord[]
-  /** Drop a finished shell's record and its log; false for a running or unknown shell. */
-  remove(id: string): boolean
-  /** Drop finished shells (and their logs) that ended more than `maxAgeMs` ago (default one hour); returns how many. */
-  prune(maxAgeMs?: number): number
-  /**
-   * Signal the shell's process group and every process carrying its marker, wait up to `timeoutMs` for it to empty, escalate to
-   * SIGKILL when `force`, and report survivors. Never signals a group already observed empty
-   * (pid reuse). Resolves when the record has settled. A call made while another is under way
-   * shares it, unless it asks for more (`force` or SIGKILL after one without): then it waits
-   * for that one and, when anything survived, runs anew.
-   */
-  terminate(id: string, request: KillRequest): Promise<KillOutcome>
-  /** Resolves once the shell's group is empty and its log flushed. */
-  settled(id: string): Promise<ShellRecord>
-  /** Pids currently in the shell's process group or carrying its marker (from /proc). */
-  members(id: string): number[]
-  /**
-   * A fresh /proc census of the shell's processes that trusts no cached state: live group
-   * members (unless a newer process holds the group id) and every process carrying its marker.
-   */
-  survivors(id: string): number[]
   /** Status, run time, output bytes and time since the last output, in a few words. */
   liveness(record: ShellRecord): string
+  /**
+   * Signal the shell's process group and every process carrying its marker, wait up to
+   * `timeoutMs` for them to end, escalate to SIGKILL when `force`, and report the survivors of a
+   * fresh /proc census. Refuses a pid of the host or its ancestors (SHELL_PROTECTED_PID); never
+   * signals a group already observed empty (pid reuse: `signal_sent: 'none'`). Resolves when the
+   * record has settled. A call made while another is under way shares it, unless it asks for
+   * more (`force` or SIGKILL after one without): then it waits for that one and, when anything
+   * survived, runs anew.
+   */
+  terminate(id: string, request: KillRequest): Promise<KillOutcome>
+  /** Resolves once every process of the shell is gone and its log flushed. */
+  settled(id: string): Promise<ShellRecord>
 }
 
 declare module '@deepseek-ai/cordis' {

@@ -219,7 +219,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
               timeout_ignored: { type: 'boolean' },
               stop_with: { type: 'string' },
               wait: { type: 'string', enum: ['matched', 'exited', 'timeout'] },
-              wait_ms: { type: 'integer' },
+              wait_ms: { type: 'number' },
               matched_line: { type: 'string' },
               last_lines: { type: 'array', items: { type: 'string' } },
               exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }] },

@@ -391,7 +391,7 @@ describe('dispose', () => {
     const fiber = await base.ctx.plugin(BashBg, {})
     const shells = base.ctx.get('backgroundShells')
     if (shells === undefined) throw new Error('no backgroundShells service')
-    host.shells = shells
+    host.shells = shells as BgHost['shells']
     const mark = marker('dispose')
     await startBg(host, `(exec -a ${mark} sleep 60) & exec -a ${mark} sleep 60`)
     const stubborn = await startBg(host, `trap '' INT TERM; exec -a ${mark} sleep 60`)
