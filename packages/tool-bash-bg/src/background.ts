@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import type { JobHooks, JobOutcome } from '@deepseek-ai/dsh-jobs'
 import { ProcessGroup } from './group.ts'
+import { SHELL_MARK } from './process-group.ts'
 import { spawnFailed, type Launch } from './launch.ts'
 import { LogWriter } from './log-writer.ts'
 import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
@@ -35,8 +36,6 @@ export interface ShellInit {
   hostMark: string
 }
 
-/** The environment variable naming the shell on every process it starts. */
-export const SHELL_MARK = 'DSH_BG_SHELL'
 
 function closedOrTimeout(streams: readonly Readable[], ms: number): Promise<void> {
   const all = Promise.all(streams.map((stream) => new Promise<void>((resolve) => {

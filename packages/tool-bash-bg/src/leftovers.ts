@@ -9,13 +9,11 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
-import { envValue, scanShells, signalPid, startTimeOf } from './process-group.ts'
+import { envValue, HOST_MARK, scanShells, SHELL_MARK, signalPid, startTimeOf } from './process-group.ts'
 
 /** How long a leftover gets between SIGTERM and SIGKILL. */
 const LEFTOVER_GRACE_MS = 1000
 
-export const HOST_MARK = 'DSH_BG_HOST'
-const SHELL_MARK = 'DSH_BG_SHELL'
 
 interface HostRecord {
   pid: number

@@ -29,7 +29,8 @@ export function statusOf(record: ShellRecord): string {
 
 /** '12.3 KiB, last 3s ago', or 'no output'. */
 export function outputOf(record: ShellRecord, now: number): string {
-  if (record.last_output_at === null) return 'no output'
+  // A record registered from outside may lack the field.
+  if (record.last_output_at === null || record.last_output_at === undefined) return 'no output'
   return `${size(record.bytes)}, last ${duration(now - Date.parse(record.last_output_at))} ago`
 }
 

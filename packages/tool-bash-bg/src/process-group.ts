@@ -8,6 +8,11 @@
  */
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
 
+/** The environment variable naming the shell on every process it starts. */
+export const SHELL_MARK = 'DSH_BG_SHELL'
+/** The environment variable naming the host (plugin instance) that started the shell. */
+export const HOST_MARK = 'DSH_BG_HOST'
+
 /** One buffer for every /proc read: open, read, close — no stat, no allocation (a scan reads every process). */
 const BUFFER = Buffer.alloc(16 * 1024)
 

@@ -14,6 +14,7 @@ import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } f
 import { DEFAULT_KILL } from './terminate.ts'
 
 const HOUR_MS = 60 * 60 * 1000
+const SAVE_DELAY_MS = 200
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 
 interface Entry {
@@ -28,7 +29,7 @@ export class ShellRegistry implements BackgroundShellRegistry {
   /** Said once by /tasks: the shells of dead hosts this one stopped at start. */
   leftoverNotice: string | undefined
   readonly logDir: string
-  private saving: NodeJS.Immediate | undefined
+  private saving: NodeJS.Timeout | undefined
 
   constructor(private readonly host: HostDir) {
     this.logDir = host.logDir
@@ -40,15 +41,16 @@ export class ShellRegistry implements BackgroundShellRegistry {
   }
 
   /**
-   * Keep the crash record's list in step with the running shells, off the launch path (one write
-   * per event-loop turn at most). Crash cleanup does not depend on it: it goes by the host mark.
+   * Keep the crash record's list in step with the running shells, off the launch path (a
+   * sync file write, at most one per `SAVE_DELAY_MS`). Crash cleanup does not depend on it: it
+   * goes by the host mark.
    */
   private saveRunning(): void {
     if (this.saving !== undefined) return
-    this.saving = setImmediate(() => {
+    this.saving = setTimeout(() => {
       this.saving = undefined
       this.host.save([...this.entries.values()].filter((entry) => entry.shell !== undefined && entry.record.status === 'running').map((entry) => entry.record.id))
-    })
+    }, SAVE_DELAY_MS)
     this.saving.unref()
   }
 
