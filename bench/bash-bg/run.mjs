@@ -62,7 +62,11 @@ async function bareSpawn() {
   const child = spawn('bash', ['-c', 'sleep 5'], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   await new Promise((resolve) => child.once('spawn', resolve))
   const elapsed = ms(process.hrtime.bigint() - t)
+  // Fully gone before the next launch, as bash_bg's shell is (its terminate awaits the settle):
+  // a child still being reaped would slow whichever launch comes next.
+  const closed = new Promise((resolve) => child.once('close', resolve))
   process.kill(-child.pid, 'SIGKILL')
+  await closed
   return elapsed
 }
 
