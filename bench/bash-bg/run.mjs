@@ -3,12 +3,31 @@
 // 1. launch latency: bash_bg run_in_background call -> shell_id, vs a bare detached spawn -> 'spawn'
 // 2. log capture: a command writing 1 GiB, bash_bg (until settled) vs `cmd > file` in bash
 // 3. cap: a 10 GiB writer under the default 64 MiB cap: final log size, and that it finishes
+// 4. the product composition (dsh-sandbox-policy workspace-write + dsh-fs-sandbox +
+//    dsh-sandbox-local, an agent with host jobs): bash_bg's launch beside first-party `bash`
+//    with run_in_background (dsh-tool-bash over dsh-bash-sandbox), both confined by the runner
+import '@gencode-ai/testkit' // first: the Node 20 Promise.withResolvers polyfill the rc.8 agent loop needs
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CallId } from '@deepseek-ai/dsh-llm'
-import { bootServices } from '@gencode-ai/testkit'
+import { Context } from '@deepseek-ai/cordis'
+import AgentRegistry from '@deepseek-ai/dsh-agent'
+import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import BashSandbox from '@deepseek-ai/dsh-bash-sandbox'
+import SandboxedFileSystem from '@deepseek-ai/dsh-fs-sandbox'
+import { JobId } from '@deepseek-ai/dsh-jobs'
+import LocalJobRegistry from '@deepseek-ai/dsh-jobs-local'
+import LlmRuntime, { CallId } from '@deepseek-ai/dsh-llm'
+import LocalSandbox from '@deepseek-ai/dsh-sandbox-local'
+import SandboxPolicy from '@deepseek-ai/dsh-sandbox-policy'
+import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
+import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
+import Subprocess from '@deepseek-ai/dsh-subprocess-local'
+import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
+import * as ToolBash from '@deepseek-ai/dsh-tool-bash'
+import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
+import ToolRuntime, { defineTool } from '@deepseek-ai/dsh-tools'
 import * as BashBg from '@gencode-ai/dsh-tool-bash-bg'
 
 const GiB = 1024 ** 3
@@ -19,7 +38,11 @@ const ms = (ns) => Number(ns) / 1e6
 const keepAlive = setInterval(() => {}, 1000)
 
 async function boot(config) {
-  const ctx = await bootServices({ cwd: process.cwd() })
+  const ctx = new Context()
+  await ctx.plugin(LlmRuntime)
+  await ctx.plugin(SessionStore)
+  await ctx.plugin(SystemPrompt, { persona: '' })
+  await ctx.plugin(ToolRuntime, {})
   await ctx.plugin(BashBg, { maxEntries: 1000, ...config })
   let seq = 0
   const call = (args) => ctx.tools.execute({ callId: CallId(`b${++seq}`), name: 'bash_bg', arguments: args, signal: new AbortController().signal })
@@ -32,7 +55,11 @@ async function bareSpawn() {
   const child = spawn('bash', ['-c', 'sleep 5'], { detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   await new Promise((resolve) => child.once('spawn', resolve))
   const elapsed = ms(process.hrtime.bigint() - t)
+  // Fully gone before the next launch, as bash_bg's shell is (its terminate awaits the settle):
+  // a child still being reaped would slow whichever launch comes next.
+  const closed = new Promise((resolve) => child.once('close', resolve))
   process.kill(-child.pid, 'SIGKILL')
+  await closed
   return elapsed
 }
 
@@ -44,14 +71,31 @@ async function bgLaunch() {
   return elapsed
 }
 
+/** The host's own cost of one tool call (schema checks, pipeline, render): a no-op tool. */
+ctx.tools.register(defineTool({
+  name: 'bench_noop',
+  description: 'no-op',
+  parameters: {},
+  output: { schema: { type: 'null' }, render: () => [{ type: 'text', text: '' }] },
+  execute: async () => null,
+}))
+async function noop() {
+  const t = process.hrtime.bigint()
+  await ctx.tools.execute({ callId: CallId(`n${Math.random()}`), name: 'bench_noop', arguments: {}, signal: new AbortController().signal })
+  return ms(process.hrtime.bigint() - t)
+}
+
 const ROUNDS = 25
 const bare = []
 const bg = []
+const floor = []
 for (let i = 0; i < ROUNDS; i++) {
   bare.push(await bareSpawn())
   bg.push(await bgLaunch())
+  floor.push(await noop())
 }
-console.log(`launch latency (median of ${ROUNDS}): bash_bg ${median(bg).toFixed(2)} ms, bare spawn ${median(bare).toFixed(2)} ms, ratio ${(median(bg) / median(bare)).toFixed(2)}x`)
+const launch = median(bg)
+console.log(`1. launch latency (median of ${ROUNDS}): bash_bg ${launch.toFixed(2)} ms, bare spawn ${median(bare).toFixed(2)} ms, ratio ${(launch / median(bare)).toFixed(2)}x (target <= 1.5x); without the host's per-call cost (a no-op tool, ${median(floor).toFixed(2)} ms): ${((launch - median(floor)) / median(bare)).toFixed(2)}x`)
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-bash-bg-'))
 const writer = (bytes) => `head -c ${bytes} /dev/zero`
@@ -71,10 +115,17 @@ async function captured(bytes, label) {
   return { elapsed, size, record }
 }
 
-const base = await redirect(GiB)
-const { elapsed: cap1 } = await captured(GiB, undefined)
-console.log(`1 GiB capture: bash_bg ${cap1.toFixed(0)} ms (log capped at 64 MiB, the pipe drained to the end), redirect ${base.toFixed(0)} ms, ratio ${(cap1 / base).toFixed(2)}x`)
-await captured(10 * GiB, '10 GiB writer, 64 MiB cap')
+// Alternated, median of 5 each: page-cache writeback from other work on the machine swings a single run.
+const redirects = []
+const captures = []
+for (let i = 0; i < 5; i++) {
+  redirects.push(await redirect(GiB))
+  captures.push((await captured(GiB, undefined)).elapsed)
+}
+const base = median(redirects)
+const cap1 = median(captures)
+console.log(`2. 1 GiB capture under the 64 MiB cap (median of 5): bash_bg ${cap1.toFixed(0)} ms, redirect ${base.toFixed(0)} ms; throughput ${(base / cap1).toFixed(2)}x the redirect's (target >= 0.8x)`)
+await captured(10 * GiB, '3. 10 GiB writer, 64 MiB cap')
 await ctx.fiber.dispose()
 
 // Full capture (cap above 1 GiB): the throughput of the log path itself.
@@ -85,7 +136,60 @@ const t = process.hrtime.bigint()
 const result = await uncapped.call({ command: writer(GiB), run_in_background: true })
 const record = await uncapped.shells.settled(result.value.shell_id)
 const full = ms(process.hrtime.bigint() - t)
-console.log(`1 GiB capture, whole log kept: bash_bg ${full.toFixed(0)} ms (log ${statSync(record.output_file).size} bytes), redirect ${base2.toFixed(0)} ms, ratio ${(full / base2).toFixed(2)}x`)
+console.log(`   1 GiB capture, whole log kept: bash_bg ${full.toFixed(0)} ms (log ${statSync(record.output_file).size} bytes), redirect ${base2.toFixed(0)} ms; throughput ${(base2 / full).toFixed(2)}x the redirect's`)
 await uncapped.ctx.fiber.dispose()
 rmSync(dir, { recursive: true, force: true })
+
+/** The product composition with both tools, and an agent whose background calls are host jobs. */
+async function bootProduct() {
+  const cwd = mkdtempSync(join(tmpdir(), 'bench-bash-bg-ws-'))
+  const product = new Context()
+  await product.plugin(LlmRuntime)
+  await product.plugin(SessionStore)
+  await product.plugin(SystemPrompt, { persona: '' })
+  await product.plugin(ToolRuntime, {})
+  await product.plugin(AgentRegistry)
+  await product.plugin(AgentLoop, { agents: [] })
+  await product.plugin(SandboxPolicy, { mode: 'workspace-write', workspaceRoot: cwd })
+  await product.plugin(SandboxedFileSystem, { cwd })
+  await product.plugin(LocalSandbox, {})
+  await product.plugin(LocalJobRegistry)
+  await product.plugin(ShellEnv, {})
+  await product.plugin(Subprocess, {})
+  await product.plugin(BashSandbox, { cwd })
+  await product.plugin(ToolBash, {})
+  await product.plugin(ToolJobs, {})
+  await product.plugin(BashBg, { maxEntries: 1000 })
+  for (let i = 0; i < 500 && (product.tools.get('bash') === undefined || product.tools.get('bash_bg') === undefined); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  const agent = product.agentLoop.create(SessionId('bench'), { provider: 'mock', model: 'mock' }, { cwd })
+  let n = 0
+  const run = (name, args) => product.tools.execute({ callId: CallId(`p${++n}`), name, arguments: args, signal: new AbortController().signal, agent })
+  return { product, agent, run, cwd }
+}
+
+{
+  const { product, agent, run, cwd } = await bootProduct()
+  const launch = async (name, args, id) => {
+    const t = process.hrtime.bigint()
+    const result = await run(name, args)
+    const elapsed = ms(process.hrtime.bigint() - t)
+    if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`)
+    const job = JobId(id(result.value))
+    product.jobs.kill(job, agent, 'bench')
+    // Settled before the next launch: the host caps running jobs per owner.
+    await product.jobs.wait(job, 20_000, agent)
+    return elapsed
+  }
+  const ours = []
+  const firstParty = []
+  for (let i = 0; i < ROUNDS; i++) {
+    firstParty.push(await launch('bash', { command: 'sleep 5', description: 'sleep', run_in_background: true }, (value) => value.jobId))
+    ours.push(await launch('bash_bg', { command: 'sleep 5', run_in_background: true }, (value) => value.job_id))
+  }
+  console.log(`4. product composition (sandbox runner, host jobs), launch (median of ${ROUNDS}): bash_bg ${median(ours).toFixed(2)} ms, first-party bash ${median(firstParty).toFixed(2)} ms, ratio ${(median(ours) / median(firstParty)).toFixed(2)}x`)
+  await product.fiber.dispose()
+  rmSync(cwd, { recursive: true, force: true })
+}
 clearInterval(keepAlive)

@@ -1,6 +1,7 @@
 // bench/kill-shell: kill_shell on the real host, as ratios to baselines measured in the same run.
 //   node bench/kill-shell/run.mjs        (needs the built packages: npx -y pnpm@9.15.9 run -s build)
-// 1. cooperative shell (exits on SIGTERM): kill_shell's return time vs a bare `kill -TERM -<pgid>`
+// 1. cooperative 3-process shell (`sleep 60 & sleep 60 & wait`, exits on SIGTERM): kill_shell's
+//    return time (its marker scan for escapees included) vs a bare `kill -TERM -<pgid>`
 //    plus waiting until the group is gone (median of ROUNDS, ratio; target <= 1.5x). Two baselines:
 //    A confirms the group is gone with kill(-pgid, 0) == ESRCH (the cheapest possible check);
 //    B confirms it with a /proc scan that ignores zombies (the guarantee kill_shell reports).
@@ -20,6 +21,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 25)
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const ms = (ns) => Number(ns) / 1e6
 const sleep = (t) => new Promise((resolve) => setTimeout(resolve, t))
+const COOPERATIVE = 'sleep 60 & sleep 60 & wait'
 
 // Background shells never hold the host open (by design), so the bench holds itself open.
 const keepAlive = setInterval(() => {}, 1000)
@@ -72,7 +74,7 @@ function groupGone(pgid) {
 
 /** The baselines: a detached group, then kill -TERM -pgid, the leader's exit, and the group gone. */
 async function bareKill(viaProc) {
-  const child = spawn('bash', ['-c', 'sleep 60'], { detached: true, stdio: 'ignore' })
+  const child = spawn('bash', ['-c', COOPERATIVE], { detached: true, stdio: 'ignore' })
   await new Promise((resolve) => child.once('spawn', resolve))
   await sleep(30)
   const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -84,11 +86,16 @@ async function bareKill(viaProc) {
 }
 
 async function terminateOnly() {
-  const bg = await start('sleep 60')
+  const bg = await start(COOPERATIVE)
   const t = process.hrtime.bigint()
   await shells.terminate(bg.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 5000 })
-  return ms(process.hrtime.bigint() - t)
+  const done = ms(process.hrtime.bigint() - t)
+  const c = process.hrtime.bigint()
+  shells.survivors(bg.shell_id)
+  census.push(ms(process.hrtime.bigint() - c))
+  return done
 }
+const census = []
 
 async function noop() {
   const t = process.hrtime.bigint()
@@ -97,7 +104,7 @@ async function noop() {
 }
 
 async function killShell() {
-  const bg = await start('sleep 60')
+  const bg = await start(COOPERATIVE)
   const t = process.hrtime.bigint()
   const result = await call('kill_shell', { shell_id: bg.shell_id })
   const elapsed = ms(process.hrtime.bigint() - t)
@@ -118,10 +125,10 @@ for (let i = 0; i < ROUNDS; i++) {
   registryOnly.push(await terminateOnly())
 }
 const mine = median(ours)
-console.log(`1. cooperative shell (median of ${ROUNDS}): kill_shell ${mine.toFixed(2)} ms`)
+console.log(`1. cooperative 3-process shell (median of ${ROUNDS}): kill_shell ${mine.toFixed(2)} ms`)
 console.log(`   A: bare kill -TERM -pgid + wait, gone by kill -0:  ${median(bareA).toFixed(2)} ms, ratio ${(mine / median(bareA)).toFixed(2)}x (target <= 1.5x)`)
 console.log(`   B: bare kill -TERM -pgid + wait, gone by /proc:    ${median(bareB).toFixed(2)} ms, ratio ${(mine / median(bareB)).toFixed(2)}x (target <= 1.5x)`)
-console.log(`   breakdown: no-op tool call ${median(floor).toFixed(2)} ms, registry.terminate alone ${median(registryOnly).toFixed(2)} ms`)
+console.log(`   breakdown: no-op tool call ${median(floor).toFixed(2)} ms, registry.terminate alone ${median(registryOnly).toFixed(2)} ms (it ends on a fresh /proc census, marker scan included; one census alone: ${median(census).toFixed(2)} ms)`)
 
 const T = 1000
 {

@@ -10,7 +10,7 @@ import { JobId } from '@deepseek-ai/dsh-jobs'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
-import type { BackgroundShellRegistry } from '../../tool-bash-bg/src/index.ts'
+import type { ShellRegistry } from '../../tool-bash-bg/src/registry.ts'
 import * as Read from '../../tool-read/src/index.ts'
 import { LONG_TEST_MS, STRESS, runs, withinMs } from '../src/budget.ts'
 import { markChildren, markedPids } from '../src/procs.ts'
@@ -32,7 +32,7 @@ afterAll(async () => { await host.dispose() })
 
 it(`a shell writing ${WRITE / GiB} GiB with maxLogBytes ${CAP / MiB} MiB: the log stops at the cap, the shell runs to its end, capture stopping is reported`, async () => {
   const agent = host.agent()
-  const shells = host.ctx.get('backgroundShells') as BackgroundShellRegistry
+  const shells = host.ctx.get('backgroundShells') as ShellRegistry
   // `yes` is text, so the model's read of the log works. The pipeline's exit code is head's: 0
   // means head wrote every byte (a writer blocked at the cap would never end; one whose pipe was
   // closed would die of SIGPIPE, 141).

@@ -11,18 +11,18 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
-import type { BackgroundShellRegistry } from '../../tool-bash-bg/src/index.ts'
+import type { ShellRegistry } from '../../tool-bash-bg/src/registry.ts'
 import { argsFor, nastyNumber, nastyString } from '../src/arbitraries.ts'
 import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { markChildren, markedPids, sq, until } from '../src/procs.ts'
 
 const mark = markChildren('bashfuzz')
 let host: Host
-let shells: BackgroundShellRegistry
+let shells: ShellRegistry
 beforeAll(async () => {
   host = await bootHost()
-  await host.ctx.plugin(BashBg, { timeoutMs: 300, maxTimeoutMs: 1000, maxLogBytes: 64 * 1024, maxOutputBytes: 4096 })
-  shells = host.ctx.get('backgroundShells') as BackgroundShellRegistry
+  await host.ctx.plugin(BashBg, { timeoutMs: 300, waitTimeoutMs: 300, maxTimeoutMs: 1000, maxLogBytes: 64 * 1024, maxOutputBytes: 4096 })
+  shells = host.ctx.get('backgroundShells') as ShellRegistry
 })
 afterAll(async () => { await host.dispose() })
 
@@ -49,9 +49,11 @@ const bashArgs = argsFor({
   timeout: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 1, max: 1000 }) }, { weight: 1, arbitrary: nastyNumber }),
   description: nastyString,
   run_in_background: fc.boolean(),
+  // A regex that matches, one that never does, an invalid one, or anything.
+  wait_for: fc.oneof(fc.constantFrom('x', 'started', '^$', 'never-printed', '(', '[a-'), nastyString),
 }, ['command'])
 
-const PARAMS = ['command', 'timeout', 'description', 'run_in_background']
+const PARAMS = ['command', 'timeout', 'description', 'run_in_background', 'wait_for']
 
 it('bash_bg: generated arguments never throw past the pipeline, hang, leave a process, or give an error that names nothing', async () => {
   const tally = { calls: 0, foreground: 0, background: 0, errors: 0 }

@@ -11,7 +11,7 @@ import fc from 'fast-check'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
-import type { BackgroundShellRegistry } from '../../tool-bash-bg/src/index.ts'
+import type { ShellRegistry } from '../../tool-bash-bg/src/registry.ts'
 import * as KillShell from '../../tool-kill-shell/src/index.ts'
 import { argsFor, nastyNumber, nastyString, sometimes } from '../src/arbitraries.ts'
 import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
@@ -19,7 +19,7 @@ import { markChildren, markedPids, until } from '../src/procs.ts'
 
 const mark = markChildren('killfuzz')
 let host: Host
-let shells: BackgroundShellRegistry
+let shells: ShellRegistry
 let me: Agent
 let other: Agent
 
@@ -54,7 +54,7 @@ beforeAll(async () => {
   await host.ctx.plugin(ToolJobs, {})
   await host.ctx.plugin(BashBg, { maxEntries: 20 })
   await host.ctx.plugin(KillShell, { timeoutMs: 50, maxTimeoutMs: 300 })
-  shells = host.ctx.get('backgroundShells') as BackgroundShellRegistry
+  shells = host.ctx.get('backgroundShells') as ShellRegistry
   me = host.agent()
   other = host.agent()
   await fill()

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
-import type { BackgroundShellRegistry } from '../../tool-bash-bg/src/index.ts'
+import type { ShellRegistry } from '../../tool-bash-bg/src/registry.ts'
 import * as KillShell from '../../tool-kill-shell/src/index.ts'
 import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { fdCount, markChildren, markedPids, until } from '../src/procs.ts'
@@ -31,16 +31,16 @@ const dirBytes = (dir: string): number => readdirSync(dir).reduce((sum, name) =>
 
 describe('cycles of start and kill', () => {
   let host: Host
-  let shells: BackgroundShellRegistry
+  let shells: ShellRegistry
   beforeAll(async () => {
     host = await bootHost()
     await host.ctx.plugin(BashBg, { maxEntries: BATCH })
     await host.ctx.plugin(KillShell, { timeoutMs: 100 })
-    shells = host.ctx.get('backgroundShells') as BackgroundShellRegistry
+    shells = host.ctx.get('backgroundShells') as ShellRegistry
   })
   afterAll(async () => { await host.dispose() })
 
-  it(`starts and kills ${runs(500, 60)} shells (TERM-honouring, TERM-ignoring, forking, double-forking): nothing left, no fd leaked, logs bounded`, async () => {
+  it(`starts and kills ${runs(500, 60)} shells (TERM-honouring, TERM-ignoring, forking, double-forking, setsid children and daemons): nothing left, no fd leaked, logs bounded`, async () => {
     const total = runs(500, 60)
     const tally = { started: 0, killed: 0, escalated: 0, alreadyExited: 0 }
     const cycle = async (n: number) => {
@@ -90,7 +90,7 @@ describe('shells running when the plugin or the host goes', () => {
   it('disposing the plugin with 20 shells running kills every group and removes the logs', async () => {
     host = await bootHost()
     const fiber = await host.ctx.plugin(BashBg, { maxEntries: 20 })
-    const shells = host.ctx.get('backgroundShells') as BackgroundShellRegistry
+    const shells = host.ctx.get('backgroundShells') as ShellRegistry
     for (let i = 0; i < 20; i++) await start(host, KINDS[i % KINDS.length]![1])
     await until(() => markedPids(mark).length >= 20 + 8, 'the shells and their children')
     expect(shells.running()).toHaveLength(20)

@@ -73,7 +73,9 @@ function fourToolScript(probe: string | undefined, outside: string) {
   if (results.length === 0) return { calls: [{ name: 'list_directory', args: { path: '.' } }] }
   if (results.length === 1) return { calls: [{ name: 'list_directory', args: { path: '.', long: true } }] }
   if (last?.name === 'list_directory') {
-    return { calls: [{ name: 'bash_bg', args: { command: 'echo hello-from-bg; sleep 300', run_in_background: true, description: 'e2e sleeper' } }] }
+    // A server-like shell: the call returns once its ready line is in the log (wait_for).
+    const server = 'echo hello-from-bg; sleep 0.3; echo "listening on port 8080"; sleep 300'
+    return { calls: [{ name: 'bash_bg', args: { command: server, run_in_background: true, wait_for: 'listening on port \\d+', description: 'e2e server' } }] }
   }
   if (last?.name === 'bash_bg' && results.filter((r) => r.name === 'bash_bg').length === 1) {
     return { calls: [{ name: 'bash_bg', args: { command: 'sleep 300', run_in_background: true } }] }
@@ -197,6 +199,7 @@ describe('the real dsh CLI with the four plugins', () => {
     const [started, second] = byName('bash_bg')
     expect(started!.isError).toBe(false)
     expect(started!.text).toMatch(SHELL_ID)
+    expect(started!.text).toContain('Matched wait_for: listening on port 8080')
     expect(second!.isError).toBe(true)
     expect(second!.text).toContain(SHELL_ID.exec(started!.text)![0])
     // read_file read the shell's output_file (outside the workspace) without an approval prompt.

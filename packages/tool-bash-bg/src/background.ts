@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import type { JobHooks, JobOutcome } from '@deepseek-ai/dsh-jobs'
 import { ProcessGroup } from './group.ts'
+import { SHELL_MARK } from './process-group.ts'
 import { spawnFailed, type Launch } from './launch.ts'
 import { LogWriter } from './log-writer.ts'
 import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
@@ -31,7 +32,10 @@ export interface ShellInit {
   maxLogBytes: number
   /** The registry's current bare job_kill request (read when the host cancels). */
   defaultKill: () => KillRequest
+  /** The host's own mark (`DSH_BG_HOST=…`), carried with the shell's by every process of it. */
+  hostMark: string
 }
+
 
 function closedOrTimeout(streams: readonly Readable[], ms: number): Promise<void> {
   const all = Promise.all(streams.map((stream) => new Promise<void>((resolve) => {
@@ -71,7 +75,9 @@ export class BackgroundShell {
     const [program, ...args] = init.launch.argv
     let child: ChildProcess
     try {
-      child = spawn(program, args, { cwd: init.launch.cwd, env: init.launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+      const [name, value] = init.hostMark.split('=') as [string, string]
+      const env = { ...init.launch.env, [SHELL_MARK]: init.id, [name]: value }
+      child = spawn(program, args, { cwd: init.launch.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     } catch (error) {
       // spawn throws synchronously on arguments it cannot pass (e.g. a NUL byte): keep no log.
       this.discardLog(init.outputFile)
@@ -82,7 +88,7 @@ export class BackgroundShell {
       this.discardLog(init.outputFile)
       throw spawnFailed(program)
     }
-    this.group = new ProcessGroup(child)
+    this.group = new ProcessGroup(child, [`${SHELL_MARK}=${init.id}`, init.hostMark])
     const streams = [child.stdout, child.stderr].filter((stream): stream is NonNullable<typeof stream> => stream !== null)
     for (const stream of streams) {
       this.writer.attach(stream)
@@ -106,6 +112,8 @@ export class BackgroundShell {
       output_file: init.outputFile,
       bytes: 0,
       capped: false,
+      last_output_at: null,
+      processes: 1,
     }
     this.settled = this.watch(streams)
   }
@@ -135,6 +143,9 @@ export class BackgroundShell {
   sync(): ShellRecord {
     this.record.bytes = this.writer.bytes
     this.record.capped = this.writer.capped
+    const last = this.writer.lastOutputAt
+    this.record.last_output_at = last === undefined ? null : new Date(last).toISOString()
+    this.record.processes = this.group.live
     return this.record
   }
 
@@ -188,6 +199,34 @@ export class BackgroundShell {
       return { status: 'failed', detail: `exit code: ${record.exit_code ?? 0}; log write failed (${this.writer.failure}) at ${record.bytes} bytes` }
     }
     return { status: 'completed', detail: `exit code: ${record.exit_code ?? 0}${cap}` }
+  }
+
+  /**
+   * Watch the log as written: `watcher` gets what is already in it (read once, in pieces), then
+   * every later piece as it is written. Returns the unsubscribe.
+   */
+  watchOutput(watcher: (written: Buffer) => void): () => void {
+    const written = this.writer.bytes
+    if (written > 0) {
+      const piece = Buffer.alloc(Math.min(written, 1 << 20))
+      try {
+        const fd = openSync(this.record.output_file, 'r')
+        try {
+          for (let at = 0; at < written;) {
+            const n = readSync(fd, piece, 0, Math.min(piece.length, written - at), at)
+            if (n === 0) break
+            watcher(piece.subarray(0, n))
+            at += n
+          }
+        } finally {
+          closeSync(fd)
+        }
+      } catch {
+        // The log is gone (the shell was removed): nothing earlier to see.
+      }
+    }
+    this.writer.watchers.add(watcher)
+    return () => { this.writer.watchers.delete(watcher) }
   }
 
   /** New log output since the last read, at most `limit` bytes (the newest); a consuming cursor. */

@@ -1,28 +1,28 @@
 /**
- * The registry's lifetime, tied to the plugin's: a private log directory, the exit guard (kill
+ * The registry's lifetime, tied to the plugin's: a private log directory (with its crash record,
+ * after stopping what dead hosts left running), the exit guard (kill
  * every shell when the host process ends) and the dispose effect (kill every shell, wait, remove
  * the logs).
  */
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import { installExitGuard } from './exit-guard.ts'
+import { openHostDir, reapLeftovers } from './leftovers.ts'
 import { ShellRegistry } from './registry.ts'
 
 /** A registry that lives and dies with `ctx`'s fiber. */
 export function startRegistry(ctx: Context): ShellRegistry {
-  // Private per plugin instance: mkdtemp creates it 0700, outside any workspace.
-  const logDir = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-bash-bg-')))
-  const registry = new ShellRegistry(logDir)
+  const host = openHostDir()
+  const registry = new ShellRegistry(host)
+  const stopped = reapLeftovers(host)
+  if (stopped > 0) registry.leftoverNotice = `Stopped ${stopped} shell${stopped === 1 ? '' : 's'} left by a host that exited without cleanup`
   const uninstallGuard = installExitGuard(() => {
     registry.terminateAllSync(250)
-    rmSync(logDir, { recursive: true, force: true })
+    host.remove()
   })
   ctx.effect(() => async () => {
     uninstallGuard()
     await registry.terminateAll(registry.defaultKill)
-    rmSync(logDir, { recursive: true, force: true })
+    host.remove()
   }, 'tool-bash-bg shells')
   return registry
 }

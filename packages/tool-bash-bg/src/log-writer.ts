@@ -23,6 +23,10 @@ export class LogWriter {
   capped = false
   /** The disk error that stopped capture, when one did (the log is then incomplete). */
   failure: string | undefined
+  /** When the log last grew (ms since the epoch), if it has. */
+  lastOutputAt: number | undefined
+  /** Called with each piece as it is written (wait_for watches the log through this). */
+  readonly watchers = new Set<(written: Buffer) => void>()
   private fd: number | undefined
   private readonly marker: Buffer
 
@@ -56,6 +60,8 @@ export class LogWriter {
       let offset = 0
       while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
       this.bytes += buffer.length
+      this.lastOutputAt = Date.now()
+      for (const watcher of this.watchers) watcher(buffer)
     } catch (error) {
       this.capped = true
       this.failure = (error as NodeJS.ErrnoException).code ?? (error as Error).message

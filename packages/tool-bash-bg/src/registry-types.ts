@@ -53,10 +53,15 @@ export interface ShellRecord {
   bytes: number
   /** True once capture stopped at maxLogBytes. */
   capped: boolean
+  /** ISO time the log last grew, null before any output. */
+  last_output_at: string | null
+  /** Live processes (group and marked) at the last look; counted once the leader exited. */
+  processes: number
   /** A kill requested through the host job path, carried out by the job's cancel. */
   kill_request?: KillRequest
 }
 
+/** What consumers call: tool-kill-shell (find, list, liveness, terminate, settled, defaultKill, stopTool) and tool-read (logDir). */
 export interface BackgroundShellRegistry {
   /** The private 0700 directory holding every shell's log. */
   readonly logDir: string
@@ -68,28 +73,23 @@ export interface BackgroundShellRegistry {
   defaultKill: KillRequest
   /** The tool the model stops a shell with: tool-kill-shell sets its (configurable) name. */
   stopTool: string | undefined
-  register(record: ShellRecord): void
-  get(id: string): ShellRecord | undefined
   /** Look a shell up by its id or its host job id. */
   find(idOrJobId: string): ShellRecord | undefined
   list(): ShellRecord[]
-  running(owner?: string): ShellRecord[]
-  /** Drop a finished shell's record and its log; false for a running or unknown shell. */
-  remove(id: string): boolean
-  /** Drop finished shells (and their logs) that ended more than `maxAgeMs` ago (default one hour); returns how many. */
-  prune(maxAgeMs?: number): number
+  /** Status, run time, output bytes and time since the last output, in a few words. */
+  liveness(record: ShellRecord): string
   /**
-   * Signal the shell's process group, wait up to `timeoutMs` for it to empty, escalate to
-   * SIGKILL when `force`, and report survivors. Never signals a group already observed empty
-   * (pid reuse). Resolves when the record has settled. A call made while another is under way
-   * shares it, unless it asks for more (`force` or SIGKILL after one without): then it waits
-   * for that one and, when anything survived, runs anew.
+   * Signal the shell's process group and every process carrying its marker, wait up to
+   * `timeoutMs` for them to end, escalate to SIGKILL when `force`, and report the survivors of a
+   * fresh /proc census. Refuses a pid of the host or its ancestors (SHELL_PROTECTED_PID); never
+   * signals a group already observed empty (pid reuse: `signal_sent: 'none'`). Resolves when the
+   * record has settled. A call made while another is under way shares it, unless it asks for
+   * more (`force` or SIGKILL after one without): then it waits for that one and, when anything
+   * survived, runs anew.
    */
   terminate(id: string, request: KillRequest): Promise<KillOutcome>
-  /** Resolves once the shell's group is empty and its log flushed. */
+  /** Resolves once every process of the shell is gone and its log flushed. */
   settled(id: string): Promise<ShellRecord>
-  /** Pids currently in the shell's process group (from /proc). */
-  members(id: string): number[]
 }
 
 declare module '@deepseek-ai/cordis' {

@@ -7,11 +7,14 @@ import { rmSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShell } from './background.ts'
-import { scanGroups, signalGroup } from './process-group.ts'
+import type { HostDir } from './leftovers.ts'
+import { liveness } from './liveness.ts'
+import { protectedPids, scanShells } from './process-group.ts'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
 import { DEFAULT_KILL } from './terminate.ts'
 
 const HOUR_MS = 60 * 60 * 1000
+const SAVE_DELAY_MS = 200
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 
 interface Entry {
@@ -23,8 +26,33 @@ export class ShellRegistry implements BackgroundShellRegistry {
   private readonly entries = new Map<string, Entry>()
   defaultKill: KillRequest = DEFAULT_KILL
   stopTool: string | undefined
+  /** Said once by /tasks: the shells of dead hosts this one stopped at start. */
+  leftoverNotice: string | undefined
+  readonly logDir: string
+  private saving: NodeJS.Timeout | undefined
 
-  constructor(readonly logDir: string) {}
+  constructor(private readonly host: HostDir) {
+    this.logDir = host.logDir
+  }
+
+  /** `DSH_BG_HOST=…`: this host's mark, on every process of its shells. */
+  get hostMark(): string {
+    return this.host.mark
+  }
+
+  /**
+   * Keep the crash record's list in step with the running shells, off the launch path (a
+   * sync file write, at most one per `SAVE_DELAY_MS`). Crash cleanup does not depend on it: it
+   * goes by the host mark.
+   */
+  private saveRunning(): void {
+    if (this.saving !== undefined) return
+    this.saving = setTimeout(() => {
+      this.saving = undefined
+      this.host.save([...this.entries.values()].filter((entry) => entry.shell !== undefined && entry.record.status === 'running').map((entry) => entry.record.id))
+    }, SAVE_DELAY_MS)
+    this.saving.unref()
+  }
 
   /** A fresh `bg-xxxxxx` id no shell of this registry has. */
   newId(): string {
@@ -46,6 +74,12 @@ export class ShellRegistry implements BackgroundShellRegistry {
     this.register(shell.record)
     const entry = this.entries.get(shell.record.id)
     if (entry !== undefined) entry.shell = shell
+    this.saveRunning()
+    void shell.settled.then(() => this.saveRunning())
+  }
+
+  liveness(record: ShellRecord): string {
+    return liveness(record, Date.now())
   }
 
   private view(entry: Entry | undefined): ShellRecord | undefined {
@@ -105,6 +139,14 @@ export class ShellRegistry implements BackgroundShellRegistry {
   terminate(id: string, request: KillRequest): Promise<KillOutcome> {
     const entry = this.entries.get(id)
     if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
+    // A corrupt or forged record must never aim a signal at the host or its ancestors.
+    const { pid } = entry.record
+    if (!Number.isSafeInteger(pid) || pid <= 1 || protectedPids().has(pid)) {
+      return Promise.reject(new HarnessError(
+        `refusing to signal shell ${id}: pid ${pid} is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
+        'SHELL_PROTECTED_PID',
+      ))
+    }
     if (entry.shell === undefined) {
       return Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code: entry.record.exit_code, elapsed_ms: 0, survivors: [] })
     }
@@ -121,6 +163,10 @@ export class ShellRegistry implements BackgroundShellRegistry {
     return this.entries.get(id)?.shell?.group.members() ?? []
   }
 
+  survivors(id: string): number[] {
+    return this.entries.get(id)?.shell?.group.census() ?? []
+  }
+
   /** Kill every running shell and wait for each to settle (plugin dispose). */
   async terminateAll(request: KillRequest): Promise<void> {
     const live = [...this.entries.values()].flatMap((entry) => entry.shell !== undefined && entry.record.status === 'running' ? [entry.shell] : [])
@@ -129,21 +175,32 @@ export class ShellRegistry implements BackgroundShellRegistry {
 
   /**
    * Kill every running shell without yielding to the event loop (process exit): SIGTERM, up
-   * to `graceMs` for the groups to empty, then SIGKILL what is left.
+   * to `graceMs` for them to empty, then SIGKILL what is left. One /proc pass a poll for all.
    */
   terminateAllSync(graceMs: number): void {
     const live = [...this.entries.values()].flatMap((entry) => entry.shell !== undefined && entry.record.status === 'running' ? [entry.shell.group] : [])
-    const targets = live.filter((group) => group.signal('SIGTERM'))
-    if (targets.length === 0) return
-    const groups = new Map(targets.map((group) => [group.pgid, group.leaderStart]))
+    let alive = live.filter((group) => group.signal('SIGTERM'))
     const sleeper = new Int32Array(new SharedArrayBuffer(4))
     const deadline = Date.now() + graceMs
-    let alive = targets.map((group) => group.pgid)
     while (alive.length > 0 && Date.now() < deadline) {
-      Atomics.wait(sleeper, 0, 0, 10)
-      const found = scanGroups(groups)
-      alive = alive.filter((pgid) => (found.get(pgid)?.length ?? 0) > 0)
+      Atomics.wait(sleeper, 0, 0, 5)
+      const looking = alive.flatMap((group) => {
+        const target = group.target()
+        return target === undefined ? [] : [{ group, target }]
+      })
+      const found = scanShells(looking.map((each) => each.target))
+      alive = looking.filter((each, i) => {
+        const result = each.group.observe(found[i] ?? { group: [], marked: [] })
+        // An unreaped (zombie) leader is not counted: the blocked event loop cannot reap it.
+        return result.group.length + result.marked.length > 0
+      }).map((each) => each.group)
     }
-    for (const pgid of alive) signalGroup(pgid, 'SIGKILL')
+    for (const group of alive) group.signal('SIGKILL')
+    // No timer runs before the process ends: deliver the SIGKILL owed to marked processes now.
+    const last = alive.flatMap((group) => {
+      const target = group.target()
+      return target === undefined ? [] : [{ group, target }]
+    })
+    scanShells(last.map((each) => each.target)).forEach((found, i) => last[i]?.group.observe(found))
   }
 }

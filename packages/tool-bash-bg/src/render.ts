@@ -29,6 +29,17 @@ export interface BackgroundValue {
   timeout_ignored?: boolean
   /** The tool that stops it in this composition (kill_shell, or the host's job_kill), if any. */
   stop_with?: string
+  /** How a wait_for wait ended. */
+  wait?: 'matched' | 'exited' | 'timeout'
+  /** The wait's limit (ms). */
+  wait_ms?: number
+  /** The first output line that matched wait_for. */
+  matched_line?: string
+  /** The last lines of output, when no line matched. */
+  last_lines?: string[]
+  /** How the shell ended ('exited'): the leader's exit code, or the signal that ended it. */
+  exit_code?: number | null
+  signal?: string | null
 }
 
 export type BashBgValue = ForegroundValue | BackgroundValue
@@ -61,13 +72,24 @@ export function renderForeground(value: ForegroundValue): string {
   return body + markers.join('\n')
 }
 
+function lastLines(lines: readonly string[] | undefined): string {
+  return lines === undefined || lines.length === 0 ? 'No output.' : `Last lines:\n${lines.join('\n')}`
+}
+
 export function renderBackground(value: BackgroundValue): string {
   const job = value.job_id === undefined ? '' : `, job ${value.job_id}`
-  const lines = [
-    `Started background shell ${value.shell_id} (pid ${value.pid}${job}).`,
-    `Output file: ${value.output_file}`,
-    value.stop_with === undefined ? 'Read the file for output.' : `Read the file for output; stop the shell with ${value.stop_with}.`,
-  ]
+  if (value.wait === 'exited') {
+    const how = value.signal === null || value.signal === undefined ? `exit code ${value.exit_code ?? 0}` : `signal ${value.signal}`
+    return [
+      `Background shell ${value.shell_id} (pid ${value.pid}${job}) ended (${how}) before a line matched wait_for.`,
+      `Output file: ${value.output_file}`,
+      lastLines(value.last_lines),
+    ].join('\n')
+  }
+  const lines = [`Started background shell ${value.shell_id} (pid ${value.pid}${job}).`, `Output file: ${value.output_file}`]
+  if (value.wait === 'matched') lines.push(`Matched wait_for: ${value.matched_line ?? ''}`)
+  if (value.wait === 'timeout') lines.push(`No line matched wait_for in ${value.wait_ms ?? 0} ms; the shell is still running. ${lastLines(value.last_lines)}`)
+  lines.push(value.stop_with === undefined ? 'Read the file for output.' : `Read the file for output; stop the shell with ${value.stop_with}.`)
   if (value.timeout_ignored === true) lines.push('[timeout does not apply to background shells; ignored]')
   return lines.join('\n')
 }

@@ -1,9 +1,11 @@
 /** The /tasks command: the table of seed 001 (a human view), from registry records. */
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-commands'
+import { outputOf, statusOf } from './liveness.ts'
+import type { ShellRegistry } from './registry.ts'
 import type { BackgroundShellRegistry, ShellRecord } from './registry-types.ts'
 
-const COLUMNS = [12, 21, 14, 11] as const
+const COLUMNS = [12, 21, 14, 17, 22] as const
 const INNER = 1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1
 
 /** The seed's closing hint, naming the tool that stops a task in this composition. */
@@ -31,29 +33,34 @@ function row(cells: readonly string[]): string {
   return `│ ${cells.map((text, i) => cell(text, COLUMNS[i] ?? 0)).join('')} │`
 }
 
+/** The seed's table plus liveness: run time (Started), status (with the leader's end and what is left once it exited), output size and its age. */
 export function renderTasks(records: readonly ShellRecord[], now: number, stopTool: string | undefined): string {
   if (records.length === 0) return NO_TASKS
   const hint = tasksHint(stopTool)
   return [
     'Active Background Tasks:',
     `┌${'─'.repeat(INNER)}┐`,
-    row(['ID', 'Command', 'Started', 'Status']),
+    row(['ID', 'Command', 'Started', 'Status', 'Output']),
     `├${'─'.repeat(INNER)}┤`,
-    ...records.map((record) => row([record.id, record.command, ago(record.started_at, now), record.status])),
+    ...records.map((record) => row([record.id, record.command, ago(record.started_at, now), statusOf(record), outputOf(record, now)])),
     `└${'─'.repeat(INNER)}┘`,
     ...hint === undefined ? [] : ['', hint],
   ].join('\n')
 }
 
 /** Register /tasks whenever ctx.commands is composed: the calling session's running shells (and agentless ones). */
-export function provideTasksCommand(ctx: Context, registry: BackgroundShellRegistry): void {
+export function provideTasksCommand(ctx: Context, registry: ShellRegistry): void {
   ctx.inject(['commands'], (ctx) => {
     ctx.commands.register({
       name: 'tasks',
       description: 'List running background shells.',
       handler: ({ agent }) => {
         const shells = registry.running().filter((record) => record.owner === agent.id || record.owner === '')
-        return { kind: 'success', text: renderTasks(shells, Date.now(), stopToolOf(ctx, registry)) }
+        const table = renderTasks(shells, Date.now(), stopToolOf(ctx, registry))
+        // Said once: the shells a dead host left running, stopped when this one started.
+        const notice = registry.leftoverNotice
+        registry.leftoverNotice = undefined
+        return { kind: 'success', text: notice === undefined ? table : `${notice}.\n${table}` }
       },
     })
   })

@@ -25,8 +25,8 @@ export async function terminateGroup(group: ProcessGroup, request: KillRequest, 
   if (!group.signal(request.signal)) return outcome('none', false, [])
   onSignalled?.()
   if (await group.waitEmpty(request.timeoutMs, 50, true)) return outcome(request.signal, false, [])
-  if (!request.force) return outcome(request.signal, false, group.members())
+  if (!request.force) return outcome(request.signal, false, group.census())
   group.signal('SIGKILL')
   const empty = await group.waitEmpty(AFTER_SIGKILL_MS, 50, true)
-  return outcome(request.signal, true, empty ? [] : group.members())
+  return outcome(request.signal, true, empty ? [] : group.census())
 }

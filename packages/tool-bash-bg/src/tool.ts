@@ -12,6 +12,9 @@ import { presentCall, presentResult } from './present.ts'
 import type { ShellRegistry } from './registry.ts'
 import { render, type BackgroundValue, type ForegroundValue } from './render.ts'
 import { stopToolOf } from './tasks.ts'
+import { emptyAsAbsent } from './args.ts'
+import { liveness } from './liveness.ts'
+import { compileWaitFor, waitForLine } from './wait-for.ts'
 
 declare module '@deepseek-ai/dsh-jobs' {
   interface JobKindMap {
@@ -24,8 +27,8 @@ export const JOB_KIND = 'bash_bg'
 /** Linux's MAX_ARG_STRLEN (32 pages, its NUL included): the longest `bash -c` command that can spawn. */
 export const MAX_COMMAND_BYTES = 131_071
 
-function aborted(): HarnessError {
-  const error = new HarnessError('tool call aborted', TOOL_ABORTED)
+function aborted(message = 'tool call aborted'): HarnessError {
+  const error = new HarnessError(message, TOOL_ABORTED)
   error.name = 'AbortError'
   return error
 }
@@ -42,10 +45,14 @@ interface Args {
   timeout?: number
   description?: string
   run_in_background?: boolean
+  wait_for?: string
 }
 
+const OPTIONAL = ['timeout', 'description', 'run_in_background', 'wait_for']
+
 export function createTool(ctx: Context, config: Config, registry: ShellRegistry): ToolDefinition {
-  const validate = (args: Args): void => {
+  /** The wait_for pattern, when the call asks to wait. */
+  const validate = (args: Args): RegExp | undefined => {
     if (args.command.trim().length === 0) {
       throw new HarnessError('invalid command: expected a non-empty bash command, got an empty string', 'INVALID_ARGS')
     }
@@ -57,14 +64,30 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     if (bytes > MAX_COMMAND_BYTES) {
       throw new HarnessError(`invalid command: ${bytes} bytes is over the ${MAX_COMMAND_BYTES}-byte limit Linux puts on one process argument — write the script to a file and run that file`, 'INVALID_ARGS')
     }
-    // A background shell has no timeout: the value says it was ignored (DESIGN §6), whatever it was.
-    const timeout = args.run_in_background === true ? undefined : args.timeout
-    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > config.maxTimeoutMs)) {
-      throw new HarnessError(`invalid timeout: expected milliseconds from 1 to ${config.maxTimeoutMs}, got ${JSON.stringify(timeout)} — omit it for the default ${config.timeoutMs}, or use run_in_background for longer commands`, 'INVALID_ARGS')
+    let pattern: RegExp | undefined
+    if (args.wait_for !== undefined) {
+      if (args.run_in_background !== true) {
+        throw new HarnessError('invalid wait_for: it waits for a line of a background shell — add run_in_background: true, or omit wait_for', 'INVALID_ARGS')
+      }
+      const compiled = compileWaitFor(args.wait_for)
+      if (!(compiled instanceof RegExp)) {
+        throw new HarnessError(`invalid wait_for: ${JSON.stringify(args.wait_for)} is not a JavaScript regular expression (${compiled.error}) — escape special characters with \\, e.g. "listening on port \\d+"`, 'INVALID_ARGS')
+      }
+      pattern = compiled
     }
+    // A background shell has no timeout: the value says it was ignored (DESIGN §6), whatever it
+    // was. With wait_for, it bounds the wait.
+    const timeout = args.run_in_background === true && pattern === undefined ? undefined : args.timeout
+    if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > config.maxTimeoutMs)) {
+      const omit = pattern === undefined
+        ? `omit it for the default ${config.timeoutMs}, or use run_in_background for longer commands`
+        : `omit it to wait the default ${config.waitTimeoutMs}`
+      throw new HarnessError(`invalid timeout: expected milliseconds from 1 to ${config.maxTimeoutMs}, got ${JSON.stringify(timeout)} — ${omit}`, 'INVALID_ARGS')
+    }
+    return pattern
   }
 
-  const startBackground = async (args: Args, exec: ToolExecution): Promise<BackgroundValue> => {
+  const startBackground = async (args: Args, exec: ToolExecution): Promise<{ value: BackgroundValue, shell: BackgroundShell }> => {
     const launch = await planLaunch(ctx, args.command, exec)
     // Once started, the shell belongs to the registry (and the host job), never to this call's signal.
     if (exec.signal.aborted) throw aborted()
@@ -72,11 +95,20 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     const owner = exec.agent?.id ?? ''
     const running = registry.running(owner)
     if (running.length >= config.maxEntries) {
-      const ids = running.map((record) => `${record.id} (${record.command})`).join(', ')
+      const ids = running.map((record) => `${record.id} (${record.command}; ${liveness(record, Date.now())})`).join(', ')
       throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${stopHint(ctx, registry)}`, 'TOO_MANY_SHELLS')
     }
     const id = registry.newId()
-    const init = { id, command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: join(registry.logDir, `${id}.log`), defaultKill: () => registry.defaultKill }
+    const init = {
+      id,
+      command: args.command,
+      owner,
+      launch,
+      maxLogBytes: config.maxLogBytes,
+      outputFile: join(registry.logDir, `${id}.log`),
+      defaultKill: () => registry.defaultKill,
+      hostMark: registry.hostMark,
+    }
     let shell: BackgroundShell | undefined
     const jobs = ctx.get('jobs')
     if (jobs !== undefined && exec.agent !== undefined) {
@@ -103,15 +135,28 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     const { record } = shell
     // A shell that is no host job can be stopped only by kill_shell.
     const stopWith = registry.stopTool ?? (record.job_id === undefined ? undefined : stopToolOf(ctx, registry))
-    return {
+    const value: BackgroundValue = {
       kind: 'background',
       shell_id: record.id,
       pid: record.pid,
       output_file: record.output_file,
       ...record.job_id !== undefined ? { job_id: record.job_id } : {},
-      ...args.timeout !== undefined ? { timeout_ignored: true } : {},
+      ...args.timeout !== undefined && args.wait_for === undefined ? { timeout_ignored: true } : {},
       ...stopWith === undefined ? {} : { stop_with: stopWith },
     }
+    return { value, shell }
+  }
+
+  /** Start, then wait for a matching line, the shell's end, or the timeout (the shell keeps running). */
+  const startAndWait = async (args: Args, pattern: RegExp, exec: ToolExecution): Promise<BackgroundValue> => {
+    const { value, shell } = await startBackground(args, exec)
+    const waitMs = args.timeout ?? config.waitTimeoutMs
+    const stillRunning = `shell ${value.shell_id} keeps running; its output is in ${value.output_file}`
+    const result = await waitForLine(shell, pattern, waitMs, exec.signal, () => aborted(`tool call aborted while waiting for wait_for; ${stillRunning}`))
+    if (result.wait === 'matched') return { ...value, wait: 'matched', wait_ms: waitMs, matched_line: result.matched_line ?? '' }
+    if (result.wait === 'timeout') return { ...value, wait: 'timeout', wait_ms: waitMs, last_lines: result.last_lines }
+    const { stop_with: _, ...ended } = value
+    return { ...ended, wait: 'exited', wait_ms: waitMs, last_lines: result.last_lines, exit_code: result.ended?.exit_code ?? null, signal: result.ended?.signal ?? null }
   }
 
   const runInForeground = async (args: Args, exec: ToolExecution): Promise<ForegroundValue> => {
@@ -133,15 +178,16 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     }
   }
 
-  return defineTool({
+  return emptyAsAbsent(defineTool({
     name: config.toolName,
     description: 'Run a bash command. Foreground: returns stdout, stderr and the exit code. '
       + 'With run_in_background: true it returns at once with a shell_id and an output_file that collects stdout and stderr.',
     parameters: {
       command: { type: 'string', required: true, description: 'The bash command.' },
-      timeout: { type: 'number', description: `Foreground timeout in ms (default ${config.timeoutMs}, max ${config.maxTimeoutMs}).` },
+      timeout: { type: 'number', description: `ms: foreground timeout (default ${config.timeoutMs}, max ${config.maxTimeoutMs}), or the wait_for wait (default ${config.waitTimeoutMs}).` },
       description: { type: 'string', description: 'What the command does, in 5-10 words.' },
       run_in_background: { type: 'boolean', description: 'Run in the background; no timeout applies.' },
+      wait_for: { type: 'string', description: 'With run_in_background: a regex; return once an output line matches (or the shell ends, or timeout).' },
     },
     output: {
       schema: {
@@ -172,6 +218,12 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
               job_id: { type: 'string' },
               timeout_ignored: { type: 'boolean' },
               stop_with: { type: 'string' },
+              wait: { type: 'string', enum: ['matched', 'exited', 'timeout'] },
+              wait_ms: { type: 'number' },
+              matched_line: { type: 'string' },
+              last_lines: { type: 'array', items: { type: 'string' } },
+              exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
+              signal: { oneOf: [{ type: 'string' }, { type: 'null' }] },
             },
           },
         ],
@@ -183,13 +235,14 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       },
     },
     async execute(args, exec) {
-      validate(args)
-      if (args.run_in_background === true) return startBackground(args, exec)
+      const pattern = validate(args)
+      if (pattern !== undefined) return startAndWait(args, pattern, exec)
+      if (args.run_in_background === true) return (await startBackground(args, exec)).value
       return runInForeground(args, exec)
     },
     presentCall,
     presentResult,
-  })
+  }), OPTIONAL)
 }
 
 function stopHint(ctx: Context, registry: ShellRegistry): string {

@@ -24,8 +24,8 @@ describe('/tasks', () => {
     const text = listed?.result.kind === 'success' ? listed.result.text ?? '' : ''
     const lines = text.split('\n')
     expect(lines[0]).toBe('Active Background Tasks:')
-    expect(lines[2]).toBe('│ ID          Command              Started       Status      │')
-    expect(lines[4]).toMatch(new RegExp(`^│ ${mine.shell_id}   sleep 60             \\d+ sec ago +running     │$`))
+    expect(lines[2]).toBe('│ ID          Command              Started       Status           Output                 │')
+    expect(lines[4]).toMatch(new RegExp(`^│ ${mine.shell_id}   sleep 60             \\d+ sec ago +running +no output +│$`))
     // No kill_shell and no job_kill composed: no hint names a tool that is not there.
     expect(lines).toHaveLength(6)
     // tool-kill-shell, when composed, names itself on the registry.

@@ -2,17 +2,17 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { bootHost, type Host, type HostOptions } from '@gencode-ai/testkit'
 import * as BashBg from '../src/index.ts'
-import type { BackgroundShellRegistry } from '../src/index.ts'
+import type { ShellRegistry } from '../src/registry.ts'
 
 export interface BgHost extends Host {
-  shells: BackgroundShellRegistry
+  shells: ShellRegistry
 }
 
 export async function bootBashBg(config: Partial<BashBg.Config> = {}, options: HostOptions & { before?: (host: Host) => Promise<void> } = {}): Promise<BgHost> {
   const host = await bootHost(options)
   await options.before?.(host)
   await host.ctx.plugin(BashBg, config)
-  return Object.assign(host, { shells: host.ctx.get('backgroundShells') as BackgroundShellRegistry })
+  return Object.assign(host, { shells: host.ctx.get('backgroundShells') as ShellRegistry })
 }
 
 /**

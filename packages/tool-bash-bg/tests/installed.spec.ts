@@ -8,8 +8,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type {} from '@deepseek-ai/dsh-tools'
+import CommandRuntime from '@deepseek-ai/dsh-commands'
 import { bootComposition, bundlePatch, execTool, textOf, type Composition } from '@gencode-ai/testkit'
-import { marker, pidsWithMarker, until } from './harness.ts'
+import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { name: string, exports: { '.': { default: string } }, dsh: { bundle: { patch: string } } }
@@ -91,5 +92,38 @@ describe('host process exit', () => {
     host.child.stdin?.write('exit\n')
     expect(await host.exited).toEqual({ code: 0, signal: null })
     expect(pidsWithMarker(mark)).toEqual([])
+  })
+})
+
+describe('crash leftovers', () => {
+  let local: BgHost | undefined
+  afterEach(async () => { await local?.dispose(); local = undefined })
+
+  const tasks = async (h: BgHost) => {
+    const agent = h.agent()
+    const listed = await h.ctx.commands.execute(agent, '/tasks', [], AbortSignal.timeout(10_000))
+    return listed?.result.kind === 'success' ? listed.result.text ?? '' : ''
+  }
+  const withTasks = () => bootBashBg({}, { before: async (h) => { await h.ctx.plugin(CommandRuntime) } })
+
+  it('a live host\'s shells are never touched; once it is SIGKILLed, the next host stops them and says so once in /tasks', async () => {
+    const mark = marker('crash')
+    const other = startHost('escape', mark)
+    await other.ready
+    await until(() => pidsWithMarker(mark, true).length === 3, 'the other host\'s shell, setsid child included')
+    // Two live hosts side by side: starting this one leaves the other's shell alone.
+    local = await withTasks()
+    expect(pidsWithMarker(mark, true)).toHaveLength(3)
+    expect(await tasks(local)).toBe('No background shells are running.')
+    await local.dispose()
+    local = undefined
+    // SIGKILL: no exit handler runs, the shell (which ignores SIGTERM) is left with nobody to stop it.
+    other.child.kill('SIGKILL')
+    expect(await other.exited).toEqual({ code: null, signal: 'SIGKILL' })
+    expect(pidsWithMarker(mark, true)).toHaveLength(3)
+    local = await withTasks()
+    await until(() => pidsWithMarker(mark).length === 0, 'the leftovers to be stopped')
+    expect(await tasks(local)).toBe('Stopped 1 shell left by a host that exited without cleanup.\nNo background shells are running.')
+    expect(await tasks(local)).toBe('No background shells are running.')
   })
 })

@@ -25,6 +25,7 @@ describe('a log that cannot be written', () => {
       outputFile: join(dir, 'bg-fail01.log'),
       maxLogBytes: 1024,
       defaultKill: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
+      hostMark: 'DSH_BG_HOST=test',
     } as ConstructorParameters<typeof BackgroundShell>[0])
     failWrites((shell as unknown as { writer: LogWriter }).writer)
     const record = await shell.settled
@@ -46,6 +47,7 @@ describe('a log that cannot be written', () => {
       outputFile,
       maxLogBytes: 1024,
       defaultKill: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
+      hostMark: 'DSH_BG_HOST=test',
     } as ConstructorParameters<typeof BackgroundShell>[0])).toThrow(/could not start bash/)
     const { existsSync } = await import('node:fs')
     expect(existsSync(outputFile)).toBe(false)

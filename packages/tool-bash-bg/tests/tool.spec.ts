@@ -307,7 +307,7 @@ describe('background', () => {
     const a = await startBg(host, 'sleep 60')
     const b = await startBg(host, 'sleep 61')
     const result = await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })
-    expect(result.error?.message).toBe(`too many background shells: this session already runs 2 (maxEntries 2): ${a.shell_id} (sleep 60), ${b.shell_id} (sleep 61) — wait for one to finish, then retry`)
+    expect(result.error?.message).toMatch(new RegExp(`^too many background shells: this session already runs 2 \\(maxEntries 2\\): ${a.shell_id} \\(sleep 60; running \\d+s, no output\\), ${b.shell_id} \\(sleep 61; running \\d+s, no output\\) — wait for one to finish, then retry$`))
     host.shells.stopTool = 'kill_shell'
     expect((await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })).error?.message).toMatch(/— stop one with kill_shell, then retry$/)
     expect(result.error?.info?.code).toBe('TOO_MANY_SHELLS')
@@ -344,7 +344,7 @@ describe('background', () => {
     await writeFile(foreign, 'keep me')
     const record = (id: string) => ({
       id, pid: 1, command: 'x', cwd: host?.cwd ?? '', owner: '', started_at: new Date(0).toISOString(), status: 'completed' as const,
-      exit_code: 0, signal: null, leader_exited_at: null, ended_at: new Date(0).toISOString(), output_file: foreign, bytes: 7, capped: false,
+      exit_code: 0, signal: null, leader_exited_at: null, ended_at: new Date(0).toISOString(), output_file: foreign, bytes: 7, capped: false, last_output_at: null, processes: 0,
     })
     host.shells.register(record('bg-extrn1'))
     expect(host.shells.remove('bg-extrn1')).toBe(true)
@@ -391,7 +391,7 @@ describe('dispose', () => {
     const fiber = await base.ctx.plugin(BashBg, {})
     const shells = base.ctx.get('backgroundShells')
     if (shells === undefined) throw new Error('no backgroundShells service')
-    host.shells = shells
+    host.shells = shells as BgHost['shells']
     const mark = marker('dispose')
     await startBg(host, `(exec -a ${mark} sleep 60) & exec -a ${mark} sleep 60`)
     const stubborn = await startBg(host, `trap '' INT TERM; exec -a ${mark} sleep 60`)

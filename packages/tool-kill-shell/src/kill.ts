@@ -3,9 +3,6 @@ import { JobId, type JobRegistry } from '@deepseek-ai/dsh-jobs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { TOOL_ABORTED } from '@deepseek-ai/dsh-tools'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
-import { assertSignallable, leaderPidReused } from './guard.ts'
-import { procStat } from './proc.ts'
-import { survivorsOf } from './verify.ts'
 import type { KillShellValue } from './value.ts'
 
 export interface KillDeps {
@@ -72,7 +69,10 @@ function alreadyExited(record: ShellRecord, request: KillRequest, elapsed: numbe
  * records the kill (status stopping, no completion notice later); the request is stored on the
  * record first and the job's cancel carries it out. The outcome comes from the registry's
  * terminate for the same shell, which joins the termination already under way. The signals
- * themselves are sent only by the registry (tool-bash-bg), to the shell's own process group.
+ * themselves are sent only by the registry (tool-bash-bg), to the shell's process group and its
+ * marked processes; it refuses a pid of the host or its ancestors, never signals a group whose
+ * pid was reused (that is `signal_sent: 'none'`, an already-exited value here), and measures the
+ * survivors on /proc.
  */
 export async function killShell(
   deps: KillDeps,
@@ -84,15 +84,6 @@ export async function killShell(
   const started = performance.now()
   const elapsed = () => Math.round(performance.now() - started)
   if (record.status !== 'running') return alreadyExited(record, request, 0)
-  assertSignallable(record)
-  // The group emptied and its pid went to a newer process before the registry noticed: the shell
-  // has exited, which is a value. Nothing is signalled.
-  if (leaderPidReused(record)) {
-    return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
-  }
-  // Read before any signal: the unreaped leader is the host's child, so this is the shell's own.
-  const leaderStart = record.leader_exited_at === null ? procStat(record.pid)?.startTicks : undefined
-
   // A kill already under way is shared rather than restarted (registry terminate), so its wait,
   // not this call's, is what applies: known for this plugin's own calls, unknown for a host kill
   // (job_kill) — a job already stopping may have one running.
@@ -123,9 +114,9 @@ export async function killShell(
   if (outcome.signal_sent === 'none') {
     return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
   }
-  // Verify the world rather than trust the report: the group as /proc shows it now, scanned here
-  // (the registry's own view says empty once it settled, so asking it again would prove nothing).
-  const survivors = survivorsOf(record.pid, leaderStart) ?? outcome.survivors
+  // The registry ends every kill with a fresh /proc census of the group and of every process
+  // carrying the shell's marker (none of its cached state): what survived is that.
+  const { survivors } = outcome
   const final = survivors.length === 0 ? await untilAborted(deps.registry.settled(record.id), signal) : record
   return {
     success: survivors.length === 0,

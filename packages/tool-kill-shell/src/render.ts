@@ -41,13 +41,14 @@ export function renderKill(value: KillShellValue): string {
 }
 
 /**
- * The seed's not-found text, with the shells the caller could mean in between. Newest first,
- * running before finished, at most `maxEntries`. The id is echoed capped (see quote.ts).
+ * The seed's not-found text, with the shells the caller could mean in between, each with its
+ * liveness (status, run time, output, time since the last output). Newest first, running
+ * before finished, at most `maxEntries`. The id is echoed capped (see quote.ts).
  */
-export function renderNotFound(id: string, known: readonly ShellRecord[], maxEntries: number): string {
+export function renderNotFound(id: string, known: readonly ShellRecord[], maxEntries: number, liveness: (record: ShellRecord) => string): string {
   const ordered = [...known].sort((a, b) =>
     Number(b.status === 'running') - Number(a.status === 'running') || b.started_at.localeCompare(a.started_at))
-  const shown = ordered.slice(0, maxEntries).map((record) => `${record.id} (${record.status})`)
+  const shown = ordered.slice(0, maxEntries).map((record) => `${record.id} (${liveness(record)})`)
   const more = ordered.length > maxEntries ? `, … (+${ordered.length - maxEntries} more)` : ''
   const list = shown.length === 0 ? 'Known shells: none.' : `Known shells: ${shown.join(', ')}${more}.`
   return `Shell not found: ${shownId(id)}\n${list}\nUse /tasks to see available background shells.`

@@ -4,6 +4,7 @@ import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import type { BackgroundShellRegistry, KillRequest, KillSignal, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
 import type { Config } from './config.ts'
+import { emptyAsAbsent } from './args.ts'
 import { killShell } from './kill.ts'
 import { presentCall, presentResult } from './present.ts'
 import { quoted } from './quote.ts'
@@ -23,7 +24,7 @@ function visibleTo(record: ShellRecord, session: string): boolean {
 
 export function killShellTool(ctx: Context, config: Config): ToolDefinition {
   const underWay = new Map<string, KillRequest>()
-  return defineTool({
+  return emptyAsAbsent(defineTool({
     name: config.toolName,
     description: 'Stop a background shell and its whole process group; reports survivors.',
     parameters: {
@@ -51,7 +52,7 @@ export function killShellTool(ctx: Context, config: Config): ToolDefinition {
       const record = registry.find(id)
       if (record === undefined) {
         const known = registry.list().filter((shell) => visibleTo(shell, session))
-        throw new HarnessError(renderNotFound(id, known, config.maxEntries), 'SHELL_NOT_FOUND')
+        throw new HarnessError(renderNotFound(id, known, config.maxEntries, (shell) => registry.liveness(shell)), 'SHELL_NOT_FOUND')
       }
       if (!visibleTo(record, session)) {
         // The same fence, and nearly the same words, as the host's job_kill.
@@ -63,5 +64,5 @@ export function killShellTool(ctx: Context, config: Config): ToolDefinition {
     },
     presentCall: (args) => presentCall(args),
     presentResult: (_args, result) => presentResult(result),
-  })
+  }), ['signal', 'force', 'timeout'])
 }

@@ -5,11 +5,12 @@ import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
 import { bootHost, execTool, textOf, type Host, type HostOptions } from '@gencode-ai/testkit'
 // bash-bg is a sibling workspace package; its source is loaded directly (its dist is a build product).
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
-import type { BackgroundShellRegistry } from '@gencode-ai/dsh-tool-bash-bg'
+// The registry's internals (register, get, running, members …) serve the tests only.
+import type { ShellRegistry } from '../../tool-bash-bg/src/registry.ts'
 import * as KillShell from '../src/index.ts'
 
 export interface KsHost extends Host {
-  shells: BackgroundShellRegistry
+  shells: ShellRegistry
 }
 
 export interface KsOptions extends HostOptions {
@@ -26,7 +27,7 @@ export async function bootKs(options: KsOptions = {}): Promise<KsHost> {
   if (options.jobs === true) await host.ctx.plugin(ToolJobs, {})
   await host.ctx.plugin(BashBg, {})
   await host.ctx.plugin(KillShell, options.killShell ?? {})
-  return Object.assign(host, { shells: host.ctx.get('backgroundShells') as BackgroundShellRegistry })
+  return Object.assign(host, { shells: host.ctx.get('backgroundShells') as ShellRegistry })
 }
 
 export interface Bg { shell_id: string, pid: number, output_file: string, job_id?: string }

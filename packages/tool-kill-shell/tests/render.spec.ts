@@ -20,7 +20,7 @@ const base: KillShellValue = {
 function record(id: string, status: ShellRecord['status'], started: string): ShellRecord {
   return {
     id, pid: 1000, command: 'x', cwd: '/', owner: 's', started_at: started, status, exit_code: null, signal: null,
-    leader_exited_at: null, ended_at: null, output_file: '/dev/null', bytes: 0, capped: false,
+    leader_exited_at: null, ended_at: null, output_file: '/dev/null', bytes: 0, capped: false, last_output_at: null, processes: 1,
   }
 }
 
@@ -73,11 +73,13 @@ describe('model text', () => {
       record('bg-run001', 'running', '2026-01-01T00:01:00.000Z'),
       record('bg-new001', 'killed', '2026-01-01T00:02:00.000Z'),
     ]
-    expect(renderNotFound('bg-zzzzzz', known, 10)).toBe(
-      'Shell not found: bg-zzzzzz\nKnown shells: bg-run001 (running), bg-new001 (killed), bg-old001 (completed).\nUse /tasks to see available background shells.')
-    expect(renderNotFound('x', known, 2)).toBe(
-      'Shell not found: x\nKnown shells: bg-run001 (running), bg-new001 (killed), … (+1 more).\nUse /tasks to see available background shells.')
-    expect(renderNotFound('invalid-id', [], 10)).toBe('Shell not found: invalid-id\nKnown shells: none.\nUse /tasks to see available background shells.')
+    // The liveness words come from the registry (tool-bash-bg); here, a stand-in that shows the status.
+    const status = (shell: ShellRecord) => `${shell.status} …`
+    expect(renderNotFound('bg-zzzzzz', known, 10, status)).toBe(
+      'Shell not found: bg-zzzzzz\nKnown shells: bg-run001 (running …), bg-new001 (killed …), bg-old001 (completed …).\nUse /tasks to see available background shells.')
+    expect(renderNotFound('x', known, 2, status)).toBe(
+      'Shell not found: x\nKnown shells: bg-run001 (running …), bg-new001 (killed …), … (+1 more).\nUse /tasks to see available background shells.')
+    expect(renderNotFound('invalid-id', [], 10, status)).toBe('Shell not found: invalid-id\nKnown shells: none.\nUse /tasks to see available background shells.')
   })
 })
 
@@ -139,7 +141,7 @@ describe('UI card (the seed layouts)', () => {
     expect(presentResult({ content: [], isError: false, meta: { foreign: 1 } })).toBeUndefined()
     expect(presentResult({ content: [], isError: false })).toBeUndefined()
     const notFound = presentResult({
-      content: [{ type: 'text', text: renderNotFound('invalid-id', [], 10) }],
+      content: [{ type: 'text', text: renderNotFound('invalid-id', [], 10, String) }],
       isError: true,
     })
     expect(notFound).toEqual({
@@ -148,7 +150,7 @@ describe('UI card (the seed layouts)', () => {
       content: [{ type: 'text', text: 'Error: Shell not found: invalid-id\nUse /tasks to see available background shells.' }],
     })
     // The runtime's failure text carries the 'Error: ' envelope; it is not doubled.
-    expect(presentResult({ content: [{ type: 'text', text: `Error: ${renderNotFound('invalid-id', [], 10)}` }], isError: true })).toEqual(notFound)
+    expect(presentResult({ content: [{ type: 'text', text: `Error: ${renderNotFound('invalid-id', [], 10, String)}` }], isError: true })).toEqual(notFound)
     expect(presentResult({ content: [{ type: 'text', text: 'Error: invalid timeout' }], isError: true })).toBeUndefined()
   })
 })

@@ -1,0 +1,44 @@
+/** Pure: how a shell is doing, in a few words — so a quiet shell is not mistaken for a dead one. */
+import type { ShellRecord } from './registry-types.ts'
+
+/** '42s', '5m12s', '2h05m'. */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000))
+  if (s < 60) return `${s}s`
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+  return `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, '0')}m`
+}
+
+/** '512 B', '12.3 KiB', '4.0 MiB'. */
+export function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+}
+
+/** The leader's end, when it ended: 'exit 0' or 'SIGTERM'. */
+function leaderEnd(record: ShellRecord): string {
+  return record.signal ?? `exit ${record.exit_code ?? 0}`
+}
+
+/** The status cell: 'running', or for a shell whose leader exited while processes remain, 'exit 0, 2 left'. */
+export function statusOf(record: ShellRecord): string {
+  if (record.status !== 'running' || record.leader_exited_at === null) return record.status
+  return `${leaderEnd(record)}, ${record.processes} left`
+}
+
+/** '12.3 KiB, last 3s ago', or 'no output'. */
+export function outputOf(record: ShellRecord, now: number): string {
+  // A record registered from outside may lack the field.
+  if (record.last_output_at === null || record.last_output_at === undefined) return 'no output'
+  return `${size(record.bytes)}, last ${duration(now - Date.parse(record.last_output_at))} ago`
+}
+
+/** 'running 5m12s, 12.3 KiB, last 3s ago' / 'running 1m02s (leader exit 0, 2 left), no output' / 'completed after 3s, 1.0 KiB, last 3s ago'. */
+export function liveness(record: ShellRecord, now: number): string {
+  const end = record.ended_at === null ? now : Date.parse(record.ended_at)
+  const ran = duration(end - Date.parse(record.started_at))
+  if (record.status !== 'running') return `${record.status} after ${ran}, ${outputOf(record, now)}`
+  const leader = record.leader_exited_at === null ? '' : ` (leader ${leaderEnd(record)}, ${record.processes} left)`
+  return `running ${ran}${leader}, ${outputOf(record, now)}`
+}

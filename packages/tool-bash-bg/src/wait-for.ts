@@ -1,0 +1,109 @@
+/**
+ * wait_for: watch a background shell's log line by line (stdout and stderr as written, from its
+ * start) until a line matches, the shell ends, or the wait runs out. Each piece of output is
+ * looked at once, as it is written; the log is never re-read.
+ */
+import { StringDecoder } from 'node:string_decoder'
+import type { ShellRecord } from './registry-types.ts'
+
+/** Characters of one line that are matched and shown; the rest of a longer line is ignored. */
+const MAX_LINE = 4096
+/** Lines shown when the wait ends without a match. */
+const TAIL_LINES = 10
+/** Characters of a tail line shown. */
+const MAX_TAIL_LINE = 300
+
+export type WaitEnd = 'matched' | 'exited' | 'timeout'
+
+export interface WaitResult {
+  wait: WaitEnd
+  matched_line?: string
+  /** The last lines of output (when nothing matched). */
+  last_lines: string[]
+  /** The settled record, when the shell ended. */
+  ended?: ShellRecord
+}
+
+/** What wait_for needs of a shell: its output as written, and its end. */
+export interface Watchable {
+  watchOutput(watcher: (written: Buffer) => void): () => void
+  readonly settled: Promise<ShellRecord>
+}
+
+class Lines {
+  private readonly decoder = new StringDecoder('utf8')
+  private partial = ''
+  private readonly tail: string[] = []
+  matched: string | undefined
+
+  constructor(private readonly pattern: RegExp) {}
+
+  /** Take in written bytes; true once a complete line matched. */
+  feed(bytes: Buffer): boolean {
+    if (this.matched !== undefined) return true
+    const text = this.partial + this.decoder.write(bytes)
+    let start = 0
+    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+      const line = text.slice(start, Math.min(end, start + MAX_LINE)).replace(/\r$/, '')
+      start = end + 1
+      if (this.pattern.test(line)) {
+        this.matched = line
+        return true
+      }
+      this.keep(line)
+    }
+    // A line without its newline yet: keep (at most) what is matched of it.
+    this.partial = text.slice(start, start + MAX_LINE)
+    return false
+  }
+
+  private keep(line: string): void {
+    this.tail.push(line.length > MAX_TAIL_LINE ? `${line.slice(0, MAX_TAIL_LINE)}…` : line)
+    if (this.tail.length > TAIL_LINES) this.tail.shift()
+  }
+
+  last(): string[] {
+    const pending = this.partial.replace(/\r$/, '')
+    return pending === '' ? [...this.tail] : [...this.tail, pending].slice(-TAIL_LINES)
+  }
+}
+
+/** Compile wait_for; undefined when it is no valid JavaScript regular expression. */
+export function compileWaitFor(source: string): RegExp | { error: string } {
+  try {
+    return new RegExp(source)
+  } catch (error) {
+    return { error: (error as Error).message }
+  }
+}
+
+/** Rejects with `aborted()` when `signal` aborts; the shell keeps running. */
+export function waitForLine(shell: Watchable, pattern: RegExp, timeoutMs: number, signal: AbortSignal, aborted: () => Error): Promise<WaitResult> {
+  const lines = new Lines(pattern)
+  return new Promise<WaitResult>((resolve, reject) => {
+    let done = false
+    let timer: NodeJS.Timeout | undefined
+    let stop: (() => void) | undefined
+    const finish = (result: WaitResult | Error) => {
+      if (done) return
+      done = true
+      stop?.()
+      clearTimeout(timer)
+      signal.removeEventListener('abort', onAbort)
+      if (result instanceof Error) reject(result)
+      else resolve(result)
+    }
+    const matched = () => finish({ wait: 'matched', matched_line: lines.matched ?? '', last_lines: [] })
+    const onAbort = () => finish(aborted())
+    stop = shell.watchOutput((written) => { if (lines.feed(written)) matched() })
+    // What was written before the wait began may already hold the line.
+    if (done) {
+      stop()
+      return
+    }
+    timer = setTimeout(() => finish({ wait: 'timeout', last_lines: lines.last() }), timeoutMs)
+    signal.addEventListener('abort', onAbort, { once: true })
+    if (signal.aborted) onAbort()
+    void shell.settled.then((record) => finish({ wait: 'exited', last_lines: lines.last(), ended: record }))
+  })
+}
