@@ -23,6 +23,8 @@ export interface KillOutcome {
   /** The leader's exit code when it exited normally, else null. */
   exit_code: number | null
   elapsed_ms: number
+  /** The wait before SIGKILL of the kill that ran: a request sharing one already under way gets its wait. */
+  timeout_ms: number
   /** Pids of the group still alive at the end (empty means everything is gone). */
   survivors: number[]
 }

@@ -148,7 +148,7 @@ export class ShellRegistry implements BackgroundShellRegistry {
       ))
     }
     if (entry.shell === undefined) {
-      return Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code: entry.record.exit_code, elapsed_ms: 0, survivors: [] })
+      return Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code: entry.record.exit_code, elapsed_ms: 0, timeout_ms: 0, survivors: [] })
     }
     return entry.shell.terminate(request)
   }

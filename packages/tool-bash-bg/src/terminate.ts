@@ -20,6 +20,7 @@ export async function terminateGroup(group: ProcessGroup, request: KillRequest, 
     force_killed,
     exit_code: group.leaderExit?.code ?? null,
     elapsed_ms: Date.now() - started,
+    timeout_ms: request.timeoutMs,
     survivors,
   })
   if (!group.signal(request.signal)) return outcome('none', false, [])

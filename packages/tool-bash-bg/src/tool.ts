@@ -12,7 +12,7 @@ import { presentCall, presentResult } from './present.ts'
 import type { ShellRegistry } from './registry.ts'
 import { render, type BackgroundValue, type ForegroundValue } from './render.ts'
 import { stopToolOf } from './tasks.ts'
-import { emptyAsAbsent } from './args.ts'
+import { blanksAsAbsent } from './absent.ts'
 import { liveness } from './liveness.ts'
 import { compileWaitFor, waitForLine } from './wait-for.ts'
 
@@ -47,8 +47,6 @@ interface Args {
   run_in_background?: boolean
   wait_for?: string
 }
-
-const OPTIONAL = ['timeout', 'description', 'run_in_background', 'wait_for']
 
 export function createTool(ctx: Context, config: Config, registry: ShellRegistry): ToolDefinition {
   /** The wait_for pattern, when the call asks to wait. */
@@ -178,7 +176,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     }
   }
 
-  return emptyAsAbsent(defineTool({
+  return blanksAsAbsent(defineTool({
     name: config.toolName,
     description: 'Run a bash command. Foreground: returns stdout, stderr and the exit code. '
       + 'With run_in_background: true it returns at once with a shell_id and an output_file that collects stdout and stderr.',
@@ -242,7 +240,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     },
     presentCall,
     presentResult,
-  }), OPTIONAL)
+  }), ['command'])
 }
 
 function stopHint(ctx: Context, registry: ShellRegistry): string {

@@ -9,26 +9,6 @@ export interface KillDeps {
   registry: BackgroundShellRegistry
   /** The host job registry, when composed. */
   jobs: JobRegistry | undefined
-  /** Requests this plugin's calls started that the registry is still carrying out, by shell id. */
-  underWay: Map<string, KillRequest>
-}
-
-/**
- * Whether `next` may end the group where `current` may not: the registry's rule for when a kill
- * made while another is under way runs anew instead of sharing it (registry-types.ts, terminate).
- */
-function asksForMore(next: KillRequest, current: KillRequest): boolean {
-  if (current.force || current.signal === 'SIGKILL') return false
-  return next.force || next.signal === 'SIGKILL'
-}
-
-/** The host job's status, or undefined when the host cannot say. */
-function jobStatus(jobs: JobRegistry, jobId: string, agent: Agent | undefined): string | undefined {
-  try {
-    return jobs.get(JobId(jobId), agent).status
-  } catch {
-    return undefined
-  }
 }
 
 function aborted(): HarnessError {
@@ -84,13 +64,6 @@ export async function killShell(
   const started = performance.now()
   const elapsed = () => Math.round(performance.now() - started)
   if (record.status !== 'running') return alreadyExited(record, request, 0)
-  // A kill already under way is shared rather than restarted (registry terminate), so its wait,
-  // not this call's, is what applies: known for this plugin's own calls, unknown for a host kill
-  // (job_kill) — a job already stopping may have one running.
-  const earlier = deps.underWay.get(record.id)
-  const hostStopping = earlier === undefined && record.job_id !== undefined && deps.jobs !== undefined &&
-    jobStatus(deps.jobs, record.job_id, agent) === 'stopping'
-
   if (record.job_id !== undefined && deps.jobs !== undefined) {
     record.kill_request = request
     let answer: 'requested' | 'already-finished'
@@ -105,12 +78,9 @@ export async function killShell(
       return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
     }
   }
-  const termination = deps.registry.terminate(record.id, request)
-  if (earlier === undefined || asksForMore(request, earlier)) {
-    deps.underWay.set(record.id, request)
-    termination.finally(() => { if (deps.underWay.get(record.id) === request) deps.underWay.delete(record.id) }).catch(() => {})
-  }
-  const outcome: KillOutcome = await untilAborted(termination, signal)
+  // A kill already under way is shared rather than restarted (registry terminate): its outcome
+  // says which wait applied.
+  const outcome: KillOutcome = await untilAborted(deps.registry.terminate(record.id, request), signal)
   if (outcome.signal_sent === 'none') {
     return alreadyExited(await untilAborted(deps.registry.settled(record.id), signal), request, elapsed())
   }
@@ -127,17 +97,7 @@ export async function killShell(
     exit_code: final.exit_code ?? outcome.exit_code,
     elapsed_ms: elapsed(),
     survivors,
-    timeout_ms: appliedTimeout(request, earlier, hostStopping, outcome),
+    timeout_ms: outcome.timeout_ms,
     command: record.command,
   }
-}
-
-/** The wait before SIGKILL that applied, or null when a kill already under way set it and we cannot know it. */
-function appliedTimeout(request: KillRequest, earlier: KillRequest | undefined, hostStopping: boolean, outcome: KillOutcome): number | null {
-  if (earlier !== undefined) {
-    if (!asksForMore(request, earlier)) return earlier.timeoutMs
-    // The registry let the earlier one finish first; an escalation can only have been this call's.
-    return outcome.force_killed ? request.timeoutMs : null
-  }
-  return hostStopping ? null : request.timeoutMs
 }

@@ -41,7 +41,7 @@ export function cardFor(value: KillShellValue): { title: string, text: string } 
         text: box('Process Force Killed', [
           id,
           signals,
-          value.timeout_ms === null ? 'Status: Force killed after timeout' : `Status: Force killed after ${seconds(value.timeout_ms)} timeout`,
+          `Status: Force killed after ${seconds(value.timeout_ms)} timeout`,
           `Note: Process did not respond to ${value.signal_sent}`,
         ]),
       }

@@ -23,9 +23,7 @@ export function renderKill(value: KillShellValue): string {
   }
   const sent = !value.force_killed
     ? `sent ${value.signal_sent}`
-    : value.timeout_ms === null
-      ? `sent ${value.signal_sent}, then SIGKILL (a kill already under way set the wait)`
-      : `sent ${value.signal_sent}, still running after ${value.timeout_ms} ms, then SIGKILL`
+    : `sent ${value.signal_sent}, still running after ${value.timeout_ms} ms, then SIGKILL`
   if (value.outcome === 'survivors') {
     const why = value.force_killed || value.signal_sent === 'SIGKILL'
       ? ''

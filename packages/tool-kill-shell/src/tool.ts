@@ -2,9 +2,9 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { JobRegistry } from '@deepseek-ai/dsh-jobs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import type { BackgroundShellRegistry, KillRequest, KillSignal, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
+import type { BackgroundShellRegistry, KillSignal, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
 import type { Config } from './config.ts'
-import { emptyAsAbsent } from './args.ts'
+import { blanksAsAbsent } from './absent.ts'
 import { killShell } from './kill.ts'
 import { presentCall, presentResult } from './present.ts'
 import { quoted } from './quote.ts'
@@ -23,8 +23,7 @@ function visibleTo(record: ShellRecord, session: string): boolean {
 }
 
 export function killShellTool(ctx: Context, config: Config): ToolDefinition {
-  const underWay = new Map<string, KillRequest>()
-  return emptyAsAbsent(defineTool({
+  return blanksAsAbsent(defineTool({
     name: config.toolName,
     description: 'Stop a background shell and its whole process group; reports survivors.',
     parameters: {
@@ -60,9 +59,9 @@ export function killShellTool(ctx: Context, config: Config): ToolDefinition {
       }
       const signal: KillSignal = args.signal ?? 'SIGTERM'
       const jobs = ctx.get('jobs') as JobRegistry | undefined
-      return killShell({ registry, jobs, underWay }, record, { signal, force: args.force ?? true, timeoutMs }, exec.agent, exec.signal)
+      return killShell({ registry, jobs }, record, { signal, force: args.force ?? true, timeoutMs }, exec.agent, exec.signal)
     },
     presentCall: (args) => presentCall(args),
     presentResult: (_args, result) => presentResult(result),
-  }), ['signal', 'force', 'timeout'])
+  }), ['shell_id'])
 }

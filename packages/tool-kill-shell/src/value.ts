@@ -18,11 +18,8 @@ export interface KillShellValue {
   elapsed_ms: number
   /** Pids of the group still alive at the end. */
   survivors: number[]
-  /**
-   * The wait before SIGKILL that applied (ms); null when the call joined a kill already under
-   * way (a host job_kill) whose wait it cannot know.
-   */
-  timeout_ms: number | null
+  /** The wait before SIGKILL that applied (ms): a kill already under way (a host job_kill) keeps its own. */
+  timeout_ms: number
   command: string
   /** 'Shell already <status>' for an already-exited shell. */
   note?: string
@@ -43,7 +40,7 @@ export const VALUE_SCHEMA = {
     exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }], required: true },
     elapsed_ms: { type: 'integer', required: true },
     survivors: { ...integerArray, required: true },
-    timeout_ms: { oneOf: [{ type: 'integer' }, { type: 'null' }], required: true },
+    timeout_ms: { type: 'integer', required: true },
     command: { type: 'string', required: true },
     note: { type: 'string' },
   },

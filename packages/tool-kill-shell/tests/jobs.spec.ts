@@ -94,7 +94,7 @@ describe('host jobs (real dsh-tool-jobs)', () => {
     expect(alive(bg.pid)).toBe(true)
   })
 
-  it('joining the host job_kill under way, kill_shell does not claim its own timeout applied', async () => {
+  it('joining the host job_kill under way, kill_shell reports the wait that applied (the bare cancel\'s), not its own', async () => {
     host = await bootKs({ jobs: true })
     const agent = host.agent()
     const mark = marker('joinjobkill')
@@ -103,8 +103,8 @@ describe('host jobs (real dsh-tool-jobs)', () => {
     expect(textOf(await execTool(host.ctx, 'job_kill', { job_id: bg.job_id }, { agent }))).toBe(`requested cancellation of job ${bg.job_id}`)
     // The bare cancel's wait lives in tool-bash-bg; this call's 300 ms does not apply to the kill it joins.
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, timeout: 300 }, { agent })
-    expect(result.value).toMatchObject({ success: true, outcome: 'force-killed', force_killed: true, timeout_ms: null })
-    expect(normalized(textOf(result))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM, then SIGKILL (a kill already under way set the wait); all processes exited after N ms.`)
+    expect(result.value).toMatchObject({ success: true, outcome: 'force-killed', force_killed: true, timeout_ms: 5000 })
+    expect(normalized(textOf(result))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM, still running after 5000 ms, then SIGKILL; all processes exited after N ms.`)
     expect(pidsWithArgv0(mark)).toEqual([])
   })
 

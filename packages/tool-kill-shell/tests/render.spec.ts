@@ -39,11 +39,6 @@ describe('model text', () => {
       .toBe('Stopped bg-a1b2c3: sent SIGTERM, still running after 3000 ms, then SIGKILL; all processes exited after 3012 ms.')
   })
 
-  it('force killed by a kill already under way whose wait is unknown names no wait', () => {
-    expect(renderKill({ ...base, outcome: 'force-killed', force_killed: true, timeout_ms: null, elapsed_ms: 4711 }))
-      .toBe('Stopped bg-a1b2c3: sent SIGTERM, then SIGKILL (a kill already under way set the wait); all processes exited after 4711 ms.')
-  })
-
   it('survivors with force off say so and how to finish the job', () => {
     const value: KillShellValue = { ...base, success: false, outcome: 'survivors', survivors: [1234, 1240], timeout_ms: 200, elapsed_ms: 203 }
     expect(renderKill(value)).toBe('Not stopped bg-a1b2c3: sent SIGTERM (force=false, no SIGKILL sent); 2 processes still alive after 203 ms: 1234, 1240. Retry with signal SIGKILL.')
@@ -109,7 +104,6 @@ describe('UI card (the seed layouts)', () => {
       '└───────────────────────────────────────────────────┘',
     ].join('\n'))
     expect(cardFor({ ...value, timeout_ms: 2500 }).text).toContain('│ Status: Force killed after 2.5s timeout           │')
-    expect(cardFor({ ...value, timeout_ms: null }).text).toContain('│ Status: Force killed after timeout                │')
   })
 
   it('Process Still Running and Already Exited', () => {

@@ -1,6 +1,6 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import { dropAbsent } from './absent.ts'
+import { blanksAsAbsent } from './absent.ts'
 import { callMode, MAX_DEPTH, parseArgs, type ListArgs } from './args.ts'
 import type { Config } from './config.ts'
 import { listDirectory } from './list.ts'
@@ -44,18 +44,5 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
     presentCall: (args) => presentCall(args as ListArgs),
     presentResult: (args, result) => presentResult(args as ListArgs, result),
   })
-  return withoutAbsent(tool)
-}
-
-/** Every entry point sees the arguments with `""` / `null` optional values dropped. */
-function withoutAbsent(tool: ToolDefinition): ToolDefinition {
-  const { execute, output, presentCall: call, presentResult: result, isConcurrencySafe: safe } = tool
-  return {
-    ...tool,
-    output: { ...output, render: (args, value) => output.render(dropAbsent(args) as never, value) },
-    execute: (args, exec) => execute(dropAbsent(args) as never, exec),
-    ...call ? { presentCall: (args: unknown) => call(dropAbsent(args) as never) } : {},
-    ...result ? { presentResult: (args: unknown, value: never) => result(dropAbsent(args) as never, value) } : {},
-    ...safe ? { isConcurrencySafe: (args: unknown) => safe(dropAbsent(args) as never) } : {},
-  } as ToolDefinition
+  return blanksAsAbsent(tool, ['path'])
 }

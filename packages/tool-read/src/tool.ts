@@ -11,6 +11,7 @@ import { localPath } from './local.ts'
 import { readNotebook } from './notebook.ts'
 import { isPdf, readPdf } from './pdf.ts'
 import { presentCall, presentResult, presentationMeta } from './present.ts'
+import { blanksAsAbsent } from './absent.ts'
 import { quoted } from './quote.ts'
 import type { ReadOptions, Reader } from './reader.ts'
 import { renderValue } from './render.ts'
@@ -38,12 +39,6 @@ function pick(head: Uint8Array, path: string): Kind {
   const sniffed = sniffImage(head)
   if (imageFormatForPath(path) !== undefined || (sniffed !== undefined && sniffed !== 'bmp')) return 'image'
   return extname(path).toLowerCase() === '.ipynb' ? 'notebook' : 'text'
-}
-
-/** Optional arguments sent as "" or null count as absent (models in strict mode send null for every optional field). */
-function withoutBlanks<T>(args: T): T {
-  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args
-  return Object.fromEntries(Object.entries(args).filter(([key, value]) => key === 'file_path' || (value !== '' && value !== null))) as T
 }
 
 function positive(value: number | undefined, name: string, fallback: number): number {
@@ -78,13 +73,7 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
     presentCall,
     presentResult,
   })
-  // Blanks are dropped before the host validates the arguments against the schema.
-  const { execute: run, presentCall: card } = tool
-  return {
-    ...tool,
-    execute: (args, exec) => run(withoutBlanks(args), exec),
-    ...card === undefined ? {} : { presentCall: (args) => card(withoutBlanks(args)) },
-  }
+  return blanksAsAbsent(tool, ['file_path'])
 }
 
 async function execute(ctx: Context, config: Config, gate: OutsideGate, args: ReadArgs, exec: ToolRunContext): Promise<ReadValue> {

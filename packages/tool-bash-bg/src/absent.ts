@@ -1,0 +1,30 @@
+/**
+ * Models send an optional argument they mean to leave out as `""` or `null` (strict
+ * function-calling modes send null for every optional field): such keys are dropped before the
+ * host checks the arguments against the schema, so only a present, wrong value is an error.
+ *
+ * Identical in tool-list-dir, tool-read, tool-bash-bg and tool-kill-shell (the plugins share no runtime code).
+ */
+import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
+
+function dropAbsent(args: unknown, required: ReadonlySet<string>): unknown {
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) return args
+  const entries = Object.entries(args)
+  if (!entries.some(([key, value]) => !required.has(key) && (value === '' || value === null))) return args
+  return Object.fromEntries(entries.filter(([key, value]) => required.has(key) || (value !== '' && value !== null)))
+}
+
+/** `tool`, each entry point of which sees the optional arguments sent as "" or null dropped. */
+export function blanksAsAbsent(tool: ToolDefinition, required: readonly string[]): ToolDefinition {
+  const keep = new Set(required)
+  const drop = (args: unknown): never => dropAbsent(args, keep) as never
+  const { execute, output, presentCall: call, presentResult: result, isConcurrencySafe: safe } = tool
+  return {
+    ...tool,
+    output: { ...output, render: (args, value) => output.render(drop(args), value) },
+    execute: (args, exec) => execute(drop(args), exec),
+    ...call ? { presentCall: (args: unknown) => call(drop(args)) } : {},
+    ...result ? { presentResult: (args: unknown, value: never) => result(drop(args), value) } : {},
+    ...safe ? { isConcurrencySafe: (args: unknown) => safe(drop(args)) } : {},
+  } as ToolDefinition
+}
