@@ -94,8 +94,8 @@ for (let i = 0; i < ROUNDS; i++) {
   bg.push(await bgLaunch())
   floor.push(await noop())
 }
-const launch = median(bg)
-console.log(`1. launch latency (median of ${ROUNDS}): bash_bg ${launch.toFixed(2)} ms, bare spawn ${median(bare).toFixed(2)} ms, ratio ${(launch / median(bare)).toFixed(2)}x (target <= 1.5x); without the host's per-call cost (a no-op tool, ${median(floor).toFixed(2)} ms): ${((launch - median(floor)) / median(bare)).toFixed(2)}x`)
+const launchMs = median(bg)
+console.log(`1. launch latency (median of ${ROUNDS}): bash_bg ${launchMs.toFixed(2)} ms, bare spawn ${median(bare).toFixed(2)} ms, ratio ${(launchMs / median(bare)).toFixed(2)}x (target <= 1.5x); without the host's per-call cost (a no-op tool, ${median(floor).toFixed(2)} ms): ${((launchMs - median(floor)) / median(bare)).toFixed(2)}x`)
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-bash-bg-'))
 const writer = (bytes) => `head -c ${bytes} /dev/zero`
@@ -132,11 +132,11 @@ await ctx.fiber.dispose()
 const uncapped = await boot({ maxLogBytes: 2 * GiB })
 // Measured again right before: 10 GiB of page-cache traffic since the first baseline skews it.
 const base2 = await redirect(GiB)
-const t = process.hrtime.bigint()
-const result = await uncapped.call({ command: writer(GiB), run_in_background: true })
-const record = await uncapped.shells.settled(result.value.shell_id)
-const full = ms(process.hrtime.bigint() - t)
-console.log(`   1 GiB capture, whole log kept: bash_bg ${full.toFixed(0)} ms (log ${statSync(record.output_file).size} bytes), redirect ${base2.toFixed(0)} ms; throughput ${(base2 / full).toFixed(2)}x the redirect's`)
+const fullStart = process.hrtime.bigint()
+const fullCall = await uncapped.call({ command: writer(GiB), run_in_background: true })
+const fullRecord = await uncapped.shells.settled(fullCall.value.shell_id)
+const full = ms(process.hrtime.bigint() - fullStart)
+console.log(`   1 GiB capture, whole log kept: bash_bg ${full.toFixed(0)} ms (log ${statSync(fullRecord.output_file).size} bytes), redirect ${base2.toFixed(0)} ms; throughput ${(base2 / full).toFixed(2)}x the redirect's`)
 await uncapped.ctx.fiber.dispose()
 rmSync(dir, { recursive: true, force: true })
 

@@ -41,7 +41,7 @@ function loggedResults(install: DshInstall, dshHome: string): LoggedResult[] {
   const calls = new Map<string, { name: string, args: Record<string, unknown> }>()
   const results: LoggedResult[] = []
   for (const line of out.stdout.trim().split('\n')) {
-    const { event } = JSON.parse(line) as { event: { type: string, data: any } }
+    const { event } = JSON.parse(line) as { event: LoggedEvent }
     if (event.type === 'tool/call') calls.set(event.data.callId, { name: event.data.name, args: JSON.parse(event.data.arguments || '{}') })
     if (event.type === 'tool/result') {
       for (const block of event.data.message.content) {
@@ -50,12 +50,23 @@ function loggedResults(install: DshInstall, dshHome: string): LoggedResult[] {
           name: call?.name ?? '?',
           args: call?.args ?? {},
           isError: block.isError === true,
-          text: block.content.map((part: { type: string, text?: string }) => part.text ?? `[${part.type}]`).join(''),
+          text: block.content.map((part) => part.text ?? `[${part.type}]`).join(''),
         })
       }
     }
   }
   return results
+}
+
+/** The session-log events read here: a tool call, and a tool result message. */
+interface LoggedEvent {
+  type: string
+  data: {
+    callId: string
+    name: string
+    arguments?: string
+    message: { content: { toolCallId: string, isError?: boolean, content: { type: string, text?: string }[] }[] }
+  }
 }
 
 const SHELL_ID = /\bbg-[a-z0-9]{6}\b/
@@ -64,41 +75,42 @@ const OUTPUT_FILE = /Output file: (\S+)/
 /**
  * The model's side of the four-tool session: list the workspace, start a background shell,
  * try a second one (over the profile's maxEntries: 1), read the first one's output_file until
- * its echo shows, kill it, try a write outside the workspace in the foreground, then answer. Each step reads the earlier results from the request.
+ * its echo shows, kill it, try a write outside the workspace in the foreground, then answer.
+ * Each step reads the earlier results from the request.
  */
 function fourToolScript(probe: string | undefined, outside: string) {
   return async (_req: unknown, results: SeenResult[]): Promise<Reply> => {
-  const last = results.at(-1)
-  const started = results.find((r) => r.name === 'bash_bg' && SHELL_ID.test(r.text))
-  if (results.length === 0) return { calls: [{ name: 'list_directory', args: { path: '.' } }] }
-  if (results.length === 1) return { calls: [{ name: 'list_directory', args: { path: '.', long: true } }] }
-  if (last?.name === 'list_directory') {
+    const last = results.at(-1)
+    const started = results.find((r) => r.name === 'bash_bg' && SHELL_ID.test(r.text))
+    if (results.length === 0) return { calls: [{ name: 'list_directory', args: { path: '.' } }] }
+    if (results.length === 1) return { calls: [{ name: 'list_directory', args: { path: '.', long: true } }] }
+    if (last?.name === 'list_directory') {
     // A server-like shell: the call returns once its ready line is in the log (wait_for).
-    const server = 'echo hello-from-bg; sleep 0.3; echo "listening on port 8080"; sleep 300'
-    return { calls: [{ name: 'bash_bg', args: { command: server, run_in_background: true, wait_for: 'listening on port \\d+', description: 'e2e server' } }] }
-  }
-  if (last?.name === 'bash_bg' && results.filter((r) => r.name === 'bash_bg').length === 1) {
-    return { calls: [{ name: 'bash_bg', args: { command: 'sleep 300', run_in_background: true } }] }
-  }
-  const reads = results.filter((r) => r.name === 'read_file')
-  const outputFile = started && OUTPUT_FILE.exec(started.text)?.[1]
-  if (outputFile && !reads.some((r) => r.text.includes('hello-from-bg')) && reads.length < 20) {
+      const server = 'echo hello-from-bg; sleep 0.3; echo "listening on port 8080"; sleep 300'
+      return { calls: [{ name: 'bash_bg', args: { command: server, run_in_background: true, wait_for: 'listening on port \\d+', description: 'e2e server' } }] }
+    }
+    if (last?.name === 'bash_bg' && results.filter((r) => r.name === 'bash_bg').length === 1) {
+      return { calls: [{ name: 'bash_bg', args: { command: 'sleep 300', run_in_background: true } }] }
+    }
+    const reads = results.filter((r) => r.name === 'read_file')
+    const outputFile = started && OUTPUT_FILE.exec(started.text)?.[1]
+    if (outputFile && !reads.some((r) => r.text.includes('hello-from-bg')) && reads.length < 20) {
     // The echo may not have reached the log yet: give it a moment before reading again.
-    if (reads.length > 0) await new Promise((resolve) => setTimeout(resolve, 250))
-    return { calls: [{ name: 'read_file', args: { file_path: outputFile } }] }
-  }
-  if (started && !results.some((r) => r.name === 'kill_shell')) {
-    return { calls: [{ name: 'kill_shell', args: { shell_id: SHELL_ID.exec(started.text)![0] } }] }
-  }
-  // A file outside the workspace (not a shell log): read_file asks, and headless has nobody to say yes.
-  if (!results.some((r) => r.name === 'read_file' && r.args.file_path === outside)) {
-    return { calls: [{ name: 'read_file', args: { file_path: outside } }] }
-  }
-  // Last, a foreground command writing outside the workspace: the sandbox must stop it.
-  if (probe !== undefined && !results.some((r) => r.name === 'bash_bg' && r.args.run_in_background !== true)) {
-    return { calls: [{ name: 'bash_bg', args: { command: `echo probe > ${probe}; echo "write exit=$?"` } }] }
-  }
-  return { text: 'four tools done' }
+      if (reads.length > 0) await new Promise((resolve) => setTimeout(resolve, 250))
+      return { calls: [{ name: 'read_file', args: { file_path: outputFile } }] }
+    }
+    if (started && !results.some((r) => r.name === 'kill_shell')) {
+      return { calls: [{ name: 'kill_shell', args: { shell_id: SHELL_ID.exec(started.text)![0] } }] }
+    }
+    // A file outside the workspace (not a shell log): read_file asks, and headless has nobody to say yes.
+    if (!results.some((r) => r.name === 'read_file' && r.args.file_path === outside)) {
+      return { calls: [{ name: 'read_file', args: { file_path: outside } }] }
+    }
+    // Last, a foreground command writing outside the workspace: the sandbox must stop it.
+    if (probe !== undefined && !results.some((r) => r.name === 'bash_bg' && r.args.run_in_background !== true)) {
+      return { calls: [{ name: 'bash_bg', args: { command: `echo probe > ${probe}; echo "write exit=$?"` } }] }
+    }
+    return { text: 'four tools done' }
   }
 }
 
@@ -277,7 +289,7 @@ describe('the real dsh CLI with the four plugins', () => {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify({ type: 'client-request', rpcId: randomUUID(), method, payload }),
         })
-        const body = await response.json() as { result: { ok: boolean, value: any, error?: unknown } }
+        const body = await response.json() as { result: { ok: boolean, value: never, error?: unknown } }
         expect(body.result.ok, JSON.stringify(body.result.error)).toBe(true)
         return body.result.value
       }

@@ -18,7 +18,7 @@ const GRACE_MS = 2000
 /** How long the output may stay open once nothing of the group is left to write it. */
 const PIPE_GRACE_MS = 1000
 
-export interface StreamTail {
+interface StreamTail {
   text: string
   /** Bytes cut from the start of the stream (0 when everything is shown). */
   cut: number
@@ -86,7 +86,9 @@ async function emptied(group: ProcessGroup, over: () => boolean): Promise<void> 
   }
 }
 
-export async function runForeground(launch: Launch, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal): Promise<ForegroundResult> {
+export async function runForeground(
+  launch: Launch, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal,
+): Promise<ForegroundResult> {
   const [program, ...args] = launch.argv
   // Listen before the first await: an abort while the process starts must not be lost.
   let aborted = signal.aborted
@@ -108,12 +110,12 @@ export async function runForeground(launch: Launch, timeoutMs: number, maxOutput
     const pipes = [child.stdout, child.stderr].filter((stream): stream is Readable => stream !== null)
     let timedOut = false
     let stopping: Promise<unknown> | undefined
-    let stopRequested: () => void = () => {}
+    let stopRequested: (() => void) | undefined
     const stopped = new Promise<void>((resolve) => { stopRequested = resolve })
     const stop = () => {
       if (stopping !== undefined) return
       stopping = terminateGroup(group, { signal: 'SIGTERM', force: true, timeoutMs: GRACE_MS })
-      stopRequested()
+      stopRequested?.()
     }
     onStarted = stop
     if (aborted) stop()

@@ -2,7 +2,7 @@
 import type { ShellRecord } from './registry-types.ts'
 
 /** '42s', '5m12s', '2h05m'. */
-export function duration(ms: number): string {
+function duration(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000))
   if (s < 60) return `${s}s`
   if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
@@ -10,7 +10,7 @@ export function duration(ms: number): string {
 }
 
 /** '512 B', '12.3 KiB', '4.0 MiB'. */
-export function size(bytes: number): string {
+function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`
@@ -34,7 +34,10 @@ export function outputOf(record: ShellRecord, now: number): string {
   return `${size(record.bytes)}, last ${duration(now - Date.parse(record.last_output_at))} ago`
 }
 
-/** 'running 5m12s, 12.3 KiB, last 3s ago' / 'running 1m02s (leader exit 0, 2 left), no output' / 'completed after 3s, 1.0 KiB, last 3s ago'. */
+/**
+ * 'running 5m12s, 12.3 KiB, last 3s ago' / 'running 1m02s (leader exit 0, 2 left), no output' /
+ * 'completed after 3s, 1.0 KiB, last 3s ago'.
+ */
 export function liveness(record: ShellRecord, now: number): string {
   const end = record.ended_at === null ? now : Date.parse(record.ended_at)
   const ran = duration(end - Date.parse(record.started_at))

@@ -12,7 +12,7 @@
 import { closeSync, constants, openSync, writeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 
-export function capMarker(maxBytes: number): string {
+function capMarker(maxBytes: number): string {
   return `\n[bash_bg: log capped at ${maxBytes} bytes; later output was discarded]\n`
 }
 

@@ -21,7 +21,7 @@ export function presentCall(args: CallArgs): GenericCallView | TerminalCallView 
 }
 
 /** The exit facts the tool projects into `meta` for the terminal card. */
-export interface ExitMeta {
+interface ExitMeta {
   exit_code: number | null
   signal: string | null
 }

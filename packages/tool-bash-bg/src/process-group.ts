@@ -38,7 +38,7 @@ function readProc(path: string): string | undefined {
   }
 }
 
-export interface ProcStat {
+interface ProcStat {
   state: string
   ppid: number
   pgrp: number
@@ -48,7 +48,7 @@ export interface ProcStat {
 }
 
 /** Parse /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
-export function readStat(pid: number): ProcStat | undefined {
+function readStat(pid: number): ProcStat | undefined {
   const text = readProc(`/proc/${pid}/stat`)
   if (text === undefined) return undefined
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')

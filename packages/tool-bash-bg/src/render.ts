@@ -1,6 +1,6 @@
 /** Pure: the canonical bash_bg value -> the text the model reads. */
 
-export interface StreamValue {
+interface StreamValue {
   text: string
   /** Bytes cut from the start of the stream. */
   cut: number
@@ -51,7 +51,7 @@ function streamText(name: string, stream: StreamValue): string {
   return `[${name} cut: the first ${stream.cut} bytes are not shown; redirect to a file or use run_in_background to keep everything]\n${stream.text}`
 }
 
-export function renderForeground(value: ForegroundValue): string {
+function renderForeground(value: ForegroundValue): string {
   let body = streamText('stdout', value.stdout)
   const err = streamText('stderr', value.stderr)
   if (err.length > 0) {
@@ -76,7 +76,7 @@ function lastLines(lines: readonly string[] | undefined): string {
   return lines === undefined || lines.length === 0 ? 'No output.' : `Last lines:\n${lines.join('\n')}`
 }
 
-export function renderBackground(value: BackgroundValue): string {
+function renderBackground(value: BackgroundValue): string {
   const job = value.job_id === undefined ? '' : `, job ${value.job_id}`
   if (value.wait === 'exited') {
     const how = value.signal === null || value.signal === undefined ? `exit code ${value.exit_code ?? 0}` : `signal ${value.signal}`

@@ -9,11 +9,11 @@ const COLUMNS = [12, 21, 14, 17, 22] as const
 const INNER = 1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1
 
 /** The seed's closing hint, naming the tool that stops a task in this composition. */
-export function tasksHint(stopTool: string | undefined): string | undefined {
+function tasksHint(stopTool: string | undefined): string | undefined {
   if (stopTool === 'job_kill') return 'Use job_kill with a job id to stop a task.'
   return stopTool === undefined ? undefined : `Use ${stopTool} with a shell_id to stop a task.`
 }
-export const NO_TASKS = 'No background shells are running.'
+const NO_TASKS = 'No background shells are running.'
 
 /** "5 min ago" style age. */
 export function ago(startedAt: string, now: number): string {
@@ -33,7 +33,10 @@ function row(cells: readonly string[]): string {
   return `│ ${cells.map((text, i) => cell(text, COLUMNS[i] ?? 0)).join('')} │`
 }
 
-/** The seed's table plus liveness: run time (Started), status (with the leader's end and what is left once it exited), output size and its age. */
+/**
+ * The seed's table plus liveness: run time (Started), status (with the leader's end and what is
+ * left once it exited), output size and its age.
+ */
 export function renderTasks(records: readonly ShellRecord[], now: number, stopTool: string | undefined): string {
   if (records.length === 0) return NO_TASKS
   const hint = tasksHint(stopTool)
@@ -50,8 +53,8 @@ export function renderTasks(records: readonly ShellRecord[], now: number, stopTo
 
 /** Register /tasks whenever ctx.commands is composed: the calling session's running shells (and agentless ones). */
 export function provideTasksCommand(ctx: Context, registry: ShellRegistry): void {
-  ctx.inject(['commands'], (ctx) => {
-    ctx.commands.register({
+  ctx.inject(['commands'], (scoped) => {
+    scoped.commands.register({
       name: 'tasks',
       description: 'List running background shells.',
       handler: ({ agent }) => {

@@ -22,10 +22,10 @@ declare module '@deepseek-ai/dsh-jobs' {
   }
 }
 
-export const JOB_KIND = 'bash_bg'
+const JOB_KIND = 'bash_bg'
 
 /** Linux's MAX_ARG_STRLEN (32 pages, its NUL included): the longest `bash -c` command that can spawn. */
-export const MAX_COMMAND_BYTES = 131_071
+const MAX_COMMAND_BYTES = 131_071
 
 function aborted(message = 'tool call aborted'): HarnessError {
   const error = new HarnessError(message, TOOL_ABORTED)

@@ -13,7 +13,7 @@ const TAIL_LINES = 10
 /** Characters of a tail line shown. */
 const MAX_TAIL_LINE = 300
 
-export type WaitEnd = 'matched' | 'exited' | 'timeout'
+type WaitEnd = 'matched' | 'exited' | 'timeout'
 
 export interface WaitResult {
   wait: WaitEnd
@@ -78,30 +78,32 @@ export function compileWaitFor(source: string): RegExp | { error: string } {
 }
 
 /** Rejects with `aborted()` when `signal` aborts; the shell keeps running. */
-export function waitForLine(shell: Watchable, pattern: RegExp, timeoutMs: number, signal: AbortSignal, aborted: () => Error): Promise<WaitResult> {
+export function waitForLine(
+  shell: Watchable, pattern: RegExp, timeoutMs: number, signal: AbortSignal, aborted: () => Error,
+): Promise<WaitResult> {
   const lines = new Lines(pattern)
   return new Promise<WaitResult>((resolve, reject) => {
     let done = false
-    let timer: NodeJS.Timeout | undefined
-    let stop: (() => void) | undefined
+    const handles: { timer?: NodeJS.Timeout, stop?: () => void } = {}
     const finish = (result: WaitResult | Error) => {
       if (done) return
       done = true
-      stop?.()
-      clearTimeout(timer)
+      handles.stop?.()
+      clearTimeout(handles.timer)
       signal.removeEventListener('abort', onAbort)
       if (result instanceof Error) reject(result)
       else resolve(result)
     }
     const matched = () => finish({ wait: 'matched', matched_line: lines.matched ?? '', last_lines: [] })
     const onAbort = () => finish(aborted())
-    stop = shell.watchOutput((written) => { if (lines.feed(written)) matched() })
+    const stop = shell.watchOutput((written) => { if (lines.feed(written)) matched() })
+    handles.stop = stop
     // What was written before the wait began may already hold the line.
     if (done) {
       stop()
       return
     }
-    timer = setTimeout(() => finish({ wait: 'timeout', last_lines: lines.last() }), timeoutMs)
+    handles.timer = setTimeout(() => finish({ wait: 'timeout', last_lines: lines.last() }), timeoutMs)
     signal.addEventListener('abort', onAbort, { once: true })
     if (signal.aborted) onAbort()
     void shell.settled.then((record) => finish({ wait: 'exited', last_lines: lines.last(), ended: record }))

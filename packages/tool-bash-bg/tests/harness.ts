@@ -8,7 +8,9 @@ export interface BgHost extends Host {
   shells: ShellRegistry
 }
 
-export async function bootBashBg(config: Partial<BashBg.Config> = {}, options: HostOptions & { before?: (host: Host) => Promise<void> } = {}): Promise<BgHost> {
+export async function bootBashBg(
+  config: Partial<BashBg.Config> = {}, options: HostOptions & { before?: (host: Host) => Promise<void> } = {},
+): Promise<BgHost> {
   const host = await bootHost(options)
   await options.before?.(host)
   await host.ctx.plugin(BashBg, config)
@@ -16,17 +18,17 @@ export async function bootBashBg(config: Partial<BashBg.Config> = {}, options: H
 }
 
 /**
- * Live pids whose command line contains `marker` (with `argv0`, whose argv[0] is exactly the
- * marker: the process already exec'd), found by scanning /proc — not by asking the registry.
+ * Live pids whose command line contains `text` (with `argv0`, whose argv[0] is exactly the
+ * text: the process already exec'd), found by scanning /proc — not by asking the registry.
  */
-export function pidsWithMarker(marker: string, argv0 = false): number[] {
+export function pidsWithMarker(text: string, argv0 = false): number[] {
   const found: number[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue
     try {
       const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
       const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0]
-      if ((argv0 ? cmdline.split('\0')[0] === marker : cmdline.includes(marker)) && state !== 'Z' && Number(entry) !== process.pid) found.push(Number(entry))
+      if ((argv0 ? cmdline.split('\0')[0] === text : cmdline.includes(text)) && state !== 'Z' && Number(entry) !== process.pid) found.push(Number(entry))
     } catch {
       // the process ended while we looked
     }

@@ -41,7 +41,7 @@ describe('cordis.patch.yml row, booted by the Loader as dsh does', () => {
   })
 
   it('a `disabled: true` row removes it; a bad row config fails the boot naming the key', async () => {
-    comp = await bootComposition({ patches: [bundlePatch(pkgDir), { yaml: "- id: tool-bash-bg\n  disabled: true\n" }] })
+    comp = await bootComposition({ patches: [bundlePatch(pkgDir), { yaml: '- id: tool-bash-bg\n  disabled: true\n' }] })
     expect(comp.ctx.tools.get('bash_bg')).toBeUndefined()
     expect(comp.ctx.get('backgroundShells')).toBeUndefined()
     await comp.dispose()
@@ -52,7 +52,14 @@ describe('cordis.patch.yml row, booted by the Loader as dsh does', () => {
   })
 })
 
-function startHost(mode: string, mark: string): { child: ChildProcess, output: () => string, ready: Promise<void>, exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }> } {
+interface ChildHost {
+  child: ChildProcess
+  output: () => string
+  ready: Promise<void>
+  exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
+}
+
+function startHost(mode: string, mark: string): ChildHost {
   const child = spawn(process.execPath, [join(pkgDir, 'tests/fixtures/host.mjs'), mode, mark], { cwd: pkgDir, stdio: ['pipe', 'pipe', 'inherit'] })
   children.push(child)
   let out = ''

@@ -344,7 +344,8 @@ describe('background', () => {
     await writeFile(foreign, 'keep me')
     const record = (id: string) => ({
       id, pid: 1, command: 'x', cwd: host?.cwd ?? '', owner: '', started_at: new Date(0).toISOString(), status: 'completed' as const,
-      exit_code: 0, signal: null, leader_exited_at: null, ended_at: new Date(0).toISOString(), output_file: foreign, bytes: 7, capped: false, last_output_at: null, processes: 0,
+      exit_code: 0, signal: null, leader_exited_at: null, ended_at: new Date(0).toISOString(), output_file: foreign,
+      bytes: 7, capped: false, last_output_at: null, processes: 0,
     })
     host.shells.register(record('bg-extrn1'))
     expect(host.shells.remove('bg-extrn1')).toBe(true)

@@ -43,7 +43,9 @@ export function renderKill(value: KillShellValue): string {
  * liveness (status, run time, output, time since the last output). Newest first, running
  * before finished, at most `maxEntries`. The id is echoed capped (see quote.ts).
  */
-export function renderNotFound(id: string, known: readonly ShellRecord[], maxEntries: number, liveness: (record: ShellRecord) => string): string {
+export function renderNotFound(
+  id: string, known: readonly ShellRecord[], maxEntries: number, liveness: (record: ShellRecord) => string,
+): string {
   const ordered = [...known].sort((a, b) =>
     Number(b.status === 'running') - Number(a.status === 'running') || b.started_at.localeCompare(a.started_at))
   const shown = ordered.slice(0, maxEntries).map((record) => `${record.id} (${liveness(record)})`)

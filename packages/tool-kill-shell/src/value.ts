@@ -1,7 +1,7 @@
 import type { KillSignal } from '@gencode-ai/dsh-tool-bash-bg'
 
 /** How a kill ended; the discriminant the renderers and presenters switch on. */
-export type KillShellOutcome = 'terminated' | 'force-killed' | 'survivors' | 'already-exited'
+type KillShellOutcome = 'terminated' | 'force-killed' | 'survivors' | 'already-exited'
 
 /** The canonical value of one kill_shell call. */
 export interface KillShellValue {

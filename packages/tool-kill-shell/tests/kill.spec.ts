@@ -147,7 +147,8 @@ describe('kill_shell on real process groups', () => {
     const bg = await startBg(host, `${IGNORE_TERM}; exec -a ${mark} sleep 60`)
     await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
     // The one injected fault: the shell's cached view of its processes says none are left.
-    const shell = (host.shells as unknown as { entries: Map<string, { shell: { group: { members: () => number[], scan: () => unknown } } }> }).entries.get(bg.shell_id)?.shell
+    type Entries = Map<string, { shell: { group: { members: () => number[], scan: () => unknown } } }>
+    const shell = (host.shells as unknown as { entries: Entries }).entries.get(bg.shell_id)?.shell
     if (shell === undefined) throw new Error('no tracked shell')
     shell.group.members = () => []
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, force: false, timeout: 200 })

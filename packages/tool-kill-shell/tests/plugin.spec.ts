@@ -174,7 +174,7 @@ describe('cordis.patch.yml row, booted by the Loader as dsh does', () => {
     expect(alive(bg.pid)).toBe(false)
     expect(comp.logs.filter((log) => log.type === 'error')).toEqual([])
     await comp.dispose()
-    comp = await bootComposition({ patches: [bundlePatch(bashBgDir), bundlePatch(pkgDir), { yaml: "- id: tool-kill-shell\n  disabled: true\n" }] })
+    comp = await bootComposition({ patches: [bundlePatch(bashBgDir), bundlePatch(pkgDir), { yaml: '- id: tool-kill-shell\n  disabled: true\n' }] })
     expect(comp.ctx.tools.get('kill_shell')).toBeUndefined()
     expect(comp.ctx.tools.get('bash_bg')).toBeDefined()
   })
