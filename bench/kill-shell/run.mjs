@@ -1,4 +1,6 @@
-// bench/kill-shell: kill_shell on the real host, as ratios to baselines measured in the same run.
+// bench/kill-shell: kill_shell on the real host in the composition dsh mounts (dsh-sandbox-policy
+// workspace-write, dsh-fs-sandbox, dsh-sandbox-local: each shell runs under the sandbox runner), as
+// ratios to baselines measured in the same run.
 //   node bench/kill-shell/run.mjs        (needs the built packages: npx -y pnpm@9.15.9 run -s build)
 // 1. cooperative 3-process shell (`sleep 60 & sleep 60 & wait`, exits on SIGTERM): kill_shell's
 //    return time (its marker scan for escapees included) vs a bare `kill -TERM -<pgid>`
@@ -13,6 +15,7 @@ import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { CallId } from '@deepseek-ai/dsh-llm'
 import { defineTool } from '@deepseek-ai/dsh-tools'
+import LocalSandbox from '@deepseek-ai/dsh-sandbox-local'
 import { bootServices } from '@gencode-ai/testkit'
 import * as BashBg from '@gencode-ai/dsh-tool-bash-bg'
 import * as KillShell from '@gencode-ai/dsh-tool-kill-shell'
@@ -41,7 +44,8 @@ function groupPids(pgid) {
   return found
 }
 
-const ctx = await bootServices({ cwd: process.cwd() })
+const ctx = await bootServices({ cwd: process.cwd(), sandbox: 'workspace-write' })
+await ctx.plugin(LocalSandbox, {})
 await ctx.plugin(BashBg, { maxEntries: 1000 })
 await ctx.plugin(KillShell, {})
 while (ctx.tools.get('kill_shell') === undefined) await sleep(5)
@@ -125,6 +129,7 @@ for (let i = 0; i < ROUNDS; i++) {
   registryOnly.push(await terminateOnly())
 }
 const mine = median(ours)
+console.log('product composition (sandbox policy workspace-write, dsh-fs-sandbox, dsh-sandbox-local runner)')
 console.log(`1. cooperative 3-process shell (median of ${ROUNDS}): kill_shell ${mine.toFixed(2)} ms`)
 console.log(`   A: bare kill -TERM -pgid + wait, gone by kill -0:  ${median(bareA).toFixed(2)} ms, ratio ${(mine / median(bareA)).toFixed(2)}x (target <= 1.5x)`)
 console.log(`   B: bare kill -TERM -pgid + wait, gone by /proc:    ${median(bareB).toFixed(2)} ms, ratio ${(mine / median(bareB)).toFixed(2)}x (target <= 1.5x)`)
