@@ -14,3 +14,22 @@ export async function time(label: string, runs: number, fn: () => Promise<unknow
   console.log(`${label.padEnd(52)} ${median.toFixed(1).padStart(9)} ms (median of ${runs})`)
   return median
 }
+
+/** Medians of `runs` rounds calling each function in turn (after one warm-up each), printed and returned (ms). */
+export async function alternate(runs: number, fns: [string, () => Promise<unknown> | unknown][]): Promise<number[]> {
+  for (const [, fn] of fns) await fn()
+  const samples = fns.map((): number[] => [])
+  for (let i = 0; i < runs; i++) {
+    for (const [index, [, fn]] of fns.entries()) {
+      const start = performance.now()
+      await fn()
+      samples[index]?.push(performance.now() - start)
+    }
+  }
+  return fns.map(([label], index) => {
+    const sorted = (samples[index] ?? []).sort((a, b) => a - b)
+    const median = sorted[Math.floor(sorted.length / 2)] ?? Number.NaN
+    console.log(`${label.padEnd(52)} ${median.toFixed(1).padStart(9)} ms (median of ${runs}, alternated)`)
+    return median
+  })
+}

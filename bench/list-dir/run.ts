@@ -10,7 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { bootHost, execTool, removeTmpDir, makeTmpDir, type Host } from '@gencode-ai/testkit'
 import * as ListDir from '../../packages/tool-list-dir/src/index.ts'
-import { time } from '../time.ts'
+import { alternate, time } from '../time.ts'
 
 const entries = Number(process.argv[2] ?? 100_500)
 const treeFiles = Number(process.argv[3] ?? 50_000)
@@ -59,10 +59,12 @@ const flatSize = await time('list_directory sort=size, product', 3, call(product
 const listDir = await time('ctx.fs.listDir (the host path), product', 1, async () => product.ctx.fs.listDir(await product.ctx.fs.resolve(big)))
 const lsl = await time('ls -l > /dev/null', 5, () => execFileSync('ls', ['-l', big], quiet))
 
-console.log('\nrecursive depth 3, 50k files')
-const deep = await time('list_directory recursive, product', 7, call(product, { path: 'tree', recursive: true, depth: 3 }))
-const deepBare = await time('list_directory recursive, bare dsh-fs-local', 7, call(bare, { path: 'tree', recursive: true, depth: 3 }))
-const find = await time('find -maxdepth 3 > /dev/null', 7, () => execFileSync('find', [tree, '-maxdepth', '3'], quiet))
+console.log('\nrecursive depth 3, 50k files (alternated: load and drift hit all three alike)')
+const [deep, deepBare, find] = await alternate(9, [
+  ['list_directory recursive, product', call(product, { path: 'tree', recursive: true, depth: 3 })],
+  ['list_directory recursive, bare dsh-fs-local', call(bare, { path: 'tree', recursive: true, depth: 3 })],
+  ['find -maxdepth 3 > /dev/null', () => execFileSync('find', [tree, '-maxdepth', '3'], quiet)],
+])
 
 const ratio = (label: string, value: number, target: string) => console.log(`${label.padEnd(52)} ${value.toFixed(2).padStart(6)}   ${target}`)
 console.log('\nproduct composition (dsh-fs-sandbox, workspace-write)')

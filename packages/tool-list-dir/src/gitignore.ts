@@ -15,6 +15,11 @@ interface Layer {
   rules: Ignore
   /** Every rule's literal ending (a name it matches ends with one); undefined when a rule has none (`*`, `foo/**`, `*.py[co]`). */
   endings: string[] | undefined
+  /**
+   * No rule names a path (`*.log`, `build/`, not `/dist` or `src/*.js`): a name alone decides, at
+   * any depth, since the walk never enters an ignored directory.
+   */
+  byName: boolean
 }
 
 /**
@@ -27,7 +32,8 @@ export class GitIgnore {
 
   /** These rules plus those of the .gitignore in `base` (git-relative, '' or ending in '/'). */
   with(base: string, text: string): GitIgnore {
-    return new GitIgnore([...this.layers, { base, rules: ignore({ ignorecase: false }).add(text), endings: endingsOf(text) }])
+    const layer = { base, rules: ignore({ ignorecase: false }).add(text), endings: endingsOf(text), byName: namesOnly(text) }
+    return new GitIgnore([...this.layers, layer])
   }
 
   /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
@@ -39,7 +45,7 @@ export class GitIgnore {
       if (layer.endings !== undefined && !endsWithAny(name, layer.endings)) continue
       let result
       try {
-        result = layer.rules.test(`${dir.slice(layer.base.length)}${name}${directory ? '/' : ''}`)
+        result = layer.rules.test(`${layer.byName ? '' : dir.slice(layer.base.length)}${name}${directory ? '/' : ''}`)
       } catch {
         return false // a name the matcher cannot take as a relative path
       }
@@ -71,6 +77,11 @@ function endingsOf(text: string): string[] | undefined {
     endings.push(ending)
   }
   return endings
+}
+
+/** Whether no rule has a slash before its end (which anchors it to a path). */
+function namesOnly(text: string): boolean {
+  return text.split(/\r?\n/).every((line) => line.startsWith('#') || !line.trim().replace(/\/+$/, '').includes('/'))
 }
 
 /** The repository a listing is in: the rules from the git root down to the listed directory's parent. */

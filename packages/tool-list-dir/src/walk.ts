@@ -57,6 +57,12 @@ export interface Walk {
   partial: boolean
 }
 
+/** A directory as read: its children, and the text of its own .gitignore when the walk uses one. */
+interface Listed {
+  children: Child[]
+  gitignore: string | undefined
+}
+
 /**
  * List a directory, or walk it to `depth` in pre-order with each directory's children in their
  * own sorted order. Sorting happens before truncation; details (stats) are fetched only for the
@@ -87,17 +93,23 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
     return true
   }
 
-  /** Start reading a directory; the result is awaited later, or dropped when the walk stops early. */
-  const read = (dir: Dir): Promise<Child[]> => {
-    const listed = source.children(dir, options.links, options.signal)
+  /**
+   * Start reading a directory (and, in a repository, its own .gitignore when it has one); the
+   * result is awaited later, or dropped when the walk stops early.
+   */
+  const read = (dir: Dir): Promise<Listed> => {
+    const listed = source.children(dir, options.links, options.signal).then(async (children): Promise<Listed> => {
+      const hasRules = options.repo !== undefined && children.some((child) => child.name === '.gitignore' && child.type === 'file')
+      return { children, gitignore: hasRules ? await source.readSmall(dir, '.gitignore', options.signal) : undefined }
+    })
     listed.catch(() => undefined)
     return listed
   }
 
-  const visit = async (dir: Dir, reading: Promise<Child[]>, prefix: string, level: number, inherited?: GitIgnore): Promise<void> => {
-    const all = await reading
+  const visit = async (dir: Dir, reading: Promise<Listed>, prefix: string, level: number, inherited?: GitIgnore): Promise<void> => {
+    const { children: all, gitignore } = await reading
     const base = `${options.repo?.prefix ?? ''}${prefix === '' ? '' : `${prefix}/`}`
-    const rules = await ownRules(source, dir, all, base, inherited, options.signal)
+    const rules = gitignore === undefined || inherited === undefined ? inherited : inherited.with(base, gitignore)
     const children = all.filter((child) => {
       if (options.ignore(child.name)) {
         result.ignored++
@@ -124,7 +136,7 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
       else if (lastShown !== undefined) lastShown.siblingsCut = true
     }
     const subdirs = level < options.depth ? children.filter((child) => child.type === 'directory' && child.collapsed === undefined) : []
-    const reads = new Map<Child, [Dir, Promise<Child[]>]>()
+    const reads = new Map<Child, [Dir, Promise<Listed>]>()
     let visited = 0
     for (const child of children) {
       const item: Item = { child, rel: prefix === '' ? child.name : `${prefix}/${child.name}`, dir }
@@ -163,15 +175,6 @@ export async function walk(source: DirSource, root: Dir, options: WalkOptions): 
   await visit(root, read(root), '', 1, options.repo?.rules)
   await Promise.all([fetchDetails(source, result.shown, options), countCollapsed(source, result.shown, options.signal)])
   return result
-}
-
-/** The rules for a directory: its parent's, plus its own .gitignore (read once, only when it has one). */
-async function ownRules(
-  source: DirSource, dir: Dir, children: Child[], base: string, inherited: GitIgnore | undefined, signal: AbortSignal,
-): Promise<GitIgnore | undefined> {
-  if (inherited === undefined || !children.some((child) => child.name === '.gitignore' && child.type === 'file')) return inherited
-  const text = await source.readSmall(dir, '.gitignore', signal)
-  return text === undefined ? inherited : inherited.with(base, text)
 }
 
 /** A collapsed directory shows how many direct children it has: one readdir each, for the shown ones only. */
