@@ -60,7 +60,7 @@ const listDir = await time('ctx.fs.listDir (the host path), product', 1, async (
 const lsl = await time('ls -l > /dev/null', 5, () => execFileSync('ls', ['-l', big], quiet))
 
 console.log('\nrecursive depth 3, 50k files (alternated: load and drift hit all three alike)')
-const [deep, deepBare, find] = await alternate(9, [
+const [deep = Number.NaN, deepBare = Number.NaN, find = Number.NaN] = await alternate(9, [
   ['list_directory recursive, product', call(product, { path: 'tree', recursive: true, depth: 3 })],
   ['list_directory recursive, bare dsh-fs-local', call(bare, { path: 'tree', recursive: true, depth: 3 })],
   ['find -maxdepth 3 > /dev/null', () => execFileSync('find', [tree, '-maxdepth', '3'], quiet)],
