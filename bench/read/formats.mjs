@@ -10,14 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import iconv from 'iconv-lite'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
-import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime, { CallId } from '@deepseek-ai/dsh-llm'
-import SessionStore from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
-import AgentRegistry from '@deepseek-ai/dsh-agent'
-import SandboxedFileSystem from '@deepseek-ai/dsh-fs-sandbox'
-import SandboxPolicy from '@deepseek-ai/dsh-sandbox-policy'
+import { CallId } from '@deepseek-ai/dsh-llm'
+import { bootServices } from '@gencode-ai/testkit'
 import * as Read from '../../packages/tool-read/dist/index.js'
 
 const SIZE = Number(process.env.READ_BENCH_BYTES ?? 1024 ** 3)
@@ -54,14 +48,7 @@ async function makePdf(count) {
 }
 
 async function host() {
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: '' })
-  await ctx.plugin(ToolRuntime, {})
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(SandboxPolicy, { mode: 'workspace-write', workspaceRoot: dir })
-  await ctx.plugin(SandboxedFileSystem, { cwd: dir })
+  const ctx = await bootServices({ cwd: dir, sandbox: 'workspace-write' })
   await ctx.plugin(Read, {})
   return ctx
 }

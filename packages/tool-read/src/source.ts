@@ -65,19 +65,24 @@ export class Source {
     return this.whole
   }
 
-  /** The file in order: 1 MiB blocks off the local disk, else the whole file as one chunk. */
-  async *chunks(blockBytes = BLOCK): AsyncIterable<Buffer> {
+  /**
+   * The file in order: 1 MiB blocks off the local disk, else the whole file as one chunk. With
+   * `reuse`, one buffer serves every block (a consumer that keeps nothing of a block past the next
+   * one): a fresh 1 MiB allocation per block costs a window near the end of 1 GiB about 40%.
+   */
+  async *chunks(blockBytes = BLOCK, reuse = false): AsyncIterable<Buffer> {
     if (this.local === undefined) {
       const bytes = await this.bytes()
       yield Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
       return
     }
     const handle = await open(this.local, 'r')
+    const shared = reuse ? Buffer.allocUnsafe(blockBytes) : undefined
     try {
       let position = 0
       for (;;) {
         if (this.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
-        const block = Buffer.allocUnsafe(blockBytes)
+        const block = shared ?? Buffer.allocUnsafe(blockBytes)
         let filled = 0
         while (filled < blockBytes) {
           const { bytesRead } = await handle.read(block, filled, blockBytes - filled, position + filled)

@@ -51,7 +51,7 @@ function unchecked(source: Source, error: unknown): unknown {
 async function decodeAs(source: Source, request: WindowRequest, encoding: string): Promise<TextRead> {
   const { info, signal } = source
   try {
-    if (lineSafe(encoding)) return { ...await scanBytes(source.chunks(), request, info.size, signal, encoding), encoding }
+    if (lineSafe(encoding)) return { ...await scanBytes(source.chunks(undefined, true), request, info.size, signal, encoding), encoding }
     const counter = { bytes: 0 }
     return { ...await scanTextChunks(decodeChunks(source.chunks(), encoding, counter), request, info.size, signal, counter), encoding }
   } catch (error) {
@@ -63,7 +63,7 @@ async function readUtf8(source: Source, request: WindowRequest): Promise<TextRea
   const { ctx, target, info, signal, local } = source
   try {
     const window = local !== undefined
-      ? await scanBytes(source.chunks(), request, info.size, signal)
+      ? await scanBytes(source.chunks(undefined, true), request, info.size, signal)
       : await scanTextChunks(await ctx.fs.streamText(target, signal), request, info.size, signal)
     return { ...window, encoding: 'utf-8' }
   } catch (error) {
