@@ -84,7 +84,10 @@ describe('abort', () => {
     await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
     const controller = new AbortController()
     const call = execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, timeout: 1500 }, { signal: controller.signal })
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // Abort once the kill is under way (the registry holds its termination), not before dispatch.
+    type Entries = Map<string, { shell?: { termination?: unknown } }>
+    const entries = (host.shells as unknown as { entries: Entries }).entries
+    await until(() => entries.get(bg.shell_id)?.shell?.termination !== undefined, 'the kill under way')
     controller.abort()
     const result = await call
     const { code, text } = errorOf(result)

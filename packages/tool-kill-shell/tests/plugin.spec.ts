@@ -146,10 +146,10 @@ describe('composition', () => {
     const result = await execTool(ks.ctx, 'kill_shell', { shell_id: bg.shell_id, force: false, timeout: 100 })
     expect(result.value).toMatchObject({ success: false, outcome: 'survivors' })
     host = undefined
-    const disposed = await Promise.race([ks.dispose().then(() => true), new Promise((resolve) => setTimeout(resolve, 15_000, false))])
+    // A dispose that hung would fail on the test's own timeout.
+    await ks.dispose()
     const left = [...pidsWithArgv0(mark), ...(alive(bg.pid) ? [bg.pid] : [])]
     for (const pid of left) process.kill(pid, 'SIGKILL')
-    expect(disposed, 'host dispose finished').toBe(true)
     expect(left).toEqual([])
   })
 })
