@@ -10,7 +10,7 @@ export const WALK_BUDGET = 200_000
  * Subdirectories read ahead of the pre-order visit, per directory being visited: the reads
  * overlap (one awaited readdir after another costs about 2x `find` on a source tree).
  */
-const READ_AHEAD = 8
+const READ_AHEAD = 16
 
 export interface WalkOptions {
   /** Levels shown below the listed directory (1 = direct children). */
