@@ -86,12 +86,12 @@ async function measure(host: Host, label: string, runs: number): Promise<number>
 
 const sandboxed = await bootHost({ cwd: repo, sandbox: 'workspace-write' })
 await sandboxed.ctx.plugin(ListDir, {})
-const product = await measure(sandboxed, 'dsh-fs-sandbox (product)', 5)
+const product = await measure(sandboxed, 'dsh-fs-sandbox (product)', 15)
 await sandboxed.dispose()
 
 const local = await bootHost({ cwd: repo })
 await local.ctx.plugin(ListDir, {})
-await measure(local, 'dsh-fs-local', 5)
+await measure(local, 'dsh-fs-local', 15)
 await local.dispose()
 
 await removeTmpDir(repo)

@@ -28,7 +28,18 @@ interface Layer {
  * (negation included); a directory-only rule (`build/`) matches only directories.
  */
 export class GitIgnore {
-  constructor(private readonly layers: readonly Layer[] = []) {}
+  /**
+   * The last character of every rule's literal ending, over all layers: a name ending otherwise
+   * matches no rule (most names, at one Set lookup); undefined when some layer has a rule without one.
+   */
+  private readonly lastChars: Set<number> | undefined
+
+  constructor(private readonly layers: readonly Layer[] = []) {
+    const endings = layers.map((layer) => layer.endings)
+    this.lastChars = endings.every((list) => list !== undefined)
+      ? new Set(endings.flat().map((ending) => ending.charCodeAt(ending.length - 1)))
+      : undefined
+  }
 
   /** These rules plus those of the .gitignore in `base` (git-relative, '' or ending in '/'). */
   with(base: string, text: string): GitIgnore {
@@ -38,6 +49,7 @@ export class GitIgnore {
 
   /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
   ignores(dir: string, name: string, directory: boolean): boolean {
+    if (this.lastChars !== undefined && !this.lastChars.has(name.charCodeAt(name.length - 1))) return false
     for (let index = this.layers.length - 1; index >= 0; index--) {
       const layer = this.layers[index]
       if (layer === undefined) continue
