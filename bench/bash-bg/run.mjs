@@ -6,29 +6,22 @@
 // 4. the product composition (dsh-sandbox-policy workspace-write + dsh-fs-sandbox +
 //    dsh-sandbox-local, an agent with host jobs): bash_bg's launch beside first-party `bash`
 //    with run_in_background (dsh-tool-bash over dsh-bash-sandbox), both confined by the runner
-import '@gencode-ai/testkit' // first: the Node 20 Promise.withResolvers polyfill the rc.8 agent loop needs
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Context } from '@deepseek-ai/cordis'
-import AgentRegistry from '@deepseek-ai/dsh-agent'
-import AgentLoop from '@deepseek-ai/dsh-agent-loop'
 import BashSandbox from '@deepseek-ai/dsh-bash-sandbox'
-import SandboxedFileSystem from '@deepseek-ai/dsh-fs-sandbox'
 import { JobId } from '@deepseek-ai/dsh-jobs'
-import LocalJobRegistry from '@deepseek-ai/dsh-jobs-local'
-import LlmRuntime, { CallId } from '@deepseek-ai/dsh-llm'
+import { CallId } from '@deepseek-ai/dsh-llm'
 import LocalSandbox from '@deepseek-ai/dsh-sandbox-local'
-import SandboxPolicy from '@deepseek-ai/dsh-sandbox-policy'
-import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
+import { SessionId } from '@deepseek-ai/dsh-session'
 import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
 import Subprocess from '@deepseek-ai/dsh-subprocess-local'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
 import * as ToolBash from '@deepseek-ai/dsh-tool-bash'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
-import ToolRuntime, { defineTool } from '@deepseek-ai/dsh-tools'
+import { defineTool } from '@deepseek-ai/dsh-tools'
 import * as BashBg from '@gencode-ai/dsh-tool-bash-bg'
+import { bootServices } from '@gencode-ai/testkit' // its polyfill covers Promise.withResolvers on Node 20
 
 const GiB = 1024 ** 3
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -38,11 +31,7 @@ const ms = (ns) => Number(ns) / 1e6
 const keepAlive = setInterval(() => {}, 1000)
 
 async function boot(config) {
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: '' })
-  await ctx.plugin(ToolRuntime, {})
+  const ctx = await bootServices({ cwd: process.cwd() })
   await ctx.plugin(BashBg, { maxEntries: 1000, ...config })
   let seq = 0
   const call = (args) => ctx.tools.execute({ callId: CallId(`b${++seq}`), name: 'bash_bg', arguments: args, signal: new AbortController().signal })
@@ -143,17 +132,8 @@ rmSync(dir, { recursive: true, force: true })
 /** The product composition with both tools, and an agent whose background calls are host jobs. */
 async function bootProduct() {
   const cwd = mkdtempSync(join(tmpdir(), 'bench-bash-bg-ws-'))
-  const product = new Context()
-  await product.plugin(LlmRuntime)
-  await product.plugin(SessionStore)
-  await product.plugin(SystemPrompt, { persona: '' })
-  await product.plugin(ToolRuntime, {})
-  await product.plugin(AgentRegistry)
-  await product.plugin(AgentLoop, { agents: [] })
-  await product.plugin(SandboxPolicy, { mode: 'workspace-write', workspaceRoot: cwd })
-  await product.plugin(SandboxedFileSystem, { cwd })
+  const product = await bootServices({ cwd, sandbox: 'workspace-write' })
   await product.plugin(LocalSandbox, {})
-  await product.plugin(LocalJobRegistry)
   await product.plugin(ShellEnv, {})
   await product.plugin(Subprocess, {})
   await product.plugin(BashSandbox, { cwd })

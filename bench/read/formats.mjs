@@ -12,6 +12,7 @@ import iconv from 'iconv-lite'
 import { PDFDocument, StandardFonts } from 'pdf-lib'
 import { CallId } from '@deepseek-ai/dsh-llm'
 import { bootServices } from '@gencode-ai/testkit'
+import { measure } from './measure.mjs'
 import * as Read from '../../packages/tool-read/dist/index.js'
 
 const SIZE = Number(process.env.READ_BENCH_BYTES ?? 1024 ** 3)
@@ -58,31 +59,6 @@ async function read(ctx, args) {
   const result = await ctx.tools.execute({ callId: CallId(`f${++seq}`), name: 'read_file', arguments: args, signal: new AbortController().signal })
   if (result.isError) throw new Error(JSON.stringify(result.content))
   return result
-}
-
-const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]
-
-/** Each function in turn, `runs` times (alternating, so load from other processes hits all alike): medians and peak RSS growth. */
-async function measure(fns, runs) {
-  const times = fns.map(() => [])
-  const peaks = fns.map(() => 0)
-  globalThis.gc?.()
-  const rss0 = process.memoryUsage.rss()
-  let current = -1
-  const sample = () => { if (current >= 0) peaks[current] = Math.max(peaks[current], process.memoryUsage.rss() - rss0) }
-  const sampler = setInterval(sample, 1)
-  for (let i = 0; i < runs; i++) {
-    for (const [n, fn] of fns.entries()) {
-      current = n
-      const start = performance.now()
-      await fn()
-      times[n].push(performance.now() - start)
-      sample()
-      current = -1
-    }
-  }
-  clearInterval(sampler)
-  return fns.map((_, n) => ({ ms: median(times[n]), rssMB: peaks[n] / 2 ** 20 }))
 }
 
 const row = (name, { ms, rssMB }, base, target) => `${name.padEnd(40)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / base).toFixed(2).padStart(6)}x  rss +${rssMB.toFixed(1)} MB  (${target})`

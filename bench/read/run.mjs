@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { CallId } from '@deepseek-ai/dsh-llm'
 import * as ToolFs from '@deepseek-ai/dsh-tool-fs'
 import { bootServices } from '@gencode-ai/testkit'
+import { measure } from './measure.mjs'
 import * as Read from '../../packages/tool-read/dist/index.js'
 
 const SIZE = Number(process.env.READ_BENCH_BYTES ?? 1024 ** 3)
@@ -50,37 +51,14 @@ async function call(ctx, name, args) {
 const read = (ctx, args) => call(ctx, 'read_file', args)
 const firstParty = (ctx, args) => call(ctx, 'read', args)
 
-const median = (times) => [...times].sort((a, b) => a - b)[Math.floor(times.length / 2)]
-
-/**
- * The baseline command and each read, run alternately (so load from other processes hits all
- * alike): median wall times, and the peak RSS growth over each function's reads.
- */
-async function measure(cmd, args, fns, runs) {
-  const base = []
-  const times = fns.map(() => [])
-  const peaks = fns.map(() => 0)
-  globalThis.gc?.()
-  const rss0 = process.memoryUsage.rss()
-  let current = -1
-  const sample = () => { if (current >= 0) peaks[current] = Math.max(peaks[current], process.memoryUsage.rss() - rss0) }
-  const sampler = setInterval(sample, 1)
-  for (let i = 0; i < runs; i++) {
-    let start = performance.now()
+/** The baseline command first, then each read, alternately (see measure.mjs). */
+async function against(cmd, args, fns, runs) {
+  const shell = () => {
     const out = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'] })
     if (out.status !== 0) throw new Error(`${cmd} failed`)
-    base.push(performance.now() - start)
-    for (const [n, fn] of fns.entries()) {
-      current = n
-      start = performance.now()
-      await fn()
-      times[n].push(performance.now() - start)
-      sample()
-      current = -1
-    }
   }
-  clearInterval(sampler)
-  return { base: median(base), results: fns.map((_, n) => ({ ms: median(times[n]), rssMB: peaks[n] / 2 ** 20 })) }
+  const [base, ...results] = await measure([shell, ...fns], runs)
+  return { base: base.ms, results }
 }
 
 try {
@@ -99,9 +77,9 @@ try {
 
   const headArgs = ['-n', '2000', file]
   const sedArgs = ['-n', `${a},${b}p;${b}q`, file]
-  const first = await measure('head', headArgs, [() => read(sandboxed, {}), () => read(local, {})], 9)
-  const end = await measure('sed', sedArgs, [() => read(sandboxed, { offset: a }), () => firstParty(sandboxed, { offset: a, limit: 2000 }), () => read(local, { offset: a })], 5)
-  const firstFirstParty = await measure('head', headArgs, [() => firstParty(sandboxed, { limit: 2000 })], 3)
+  const first = await against('head', headArgs, [() => read(sandboxed, {}), () => read(local, {})], 9)
+  const end = await against('sed', sedArgs, [() => read(sandboxed, { offset: a }), () => firstParty(sandboxed, { offset: a, limit: 2000 }), () => read(local, { offset: a })], 5)
+  const firstFirstParty = await against('head', headArgs, [() => firstParty(sandboxed, { limit: 2000 })], 3)
 
   const check = await read(sandboxed, { offset: a })
   const shown = check.value.lines.length
