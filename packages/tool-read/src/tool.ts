@@ -32,6 +32,7 @@ interface ReadArgs {
 type Kind = 'text' | 'image' | 'notebook' | 'pdf'
 
 const READERS: Readonly<Record<Kind, Reader>> = { text: readText, image: readImage, notebook: readNotebook, pdf: readPdf }
+const KIND_NAMES: Readonly<Record<Kind, string>> = { text: 'text', image: 'an image', notebook: 'a notebook', pdf: 'a PDF' }
 
 /** A PDF or an image by content whatever the name (BMP's two-byte magic only with its extension), a notebook by name, else text. */
 function pick(head: Uint8Array, path: string): Kind {
@@ -102,11 +103,12 @@ async function execute(ctx: Context, config: Config, gate: OutsideGate, args: Re
     const info = await statRegular(ctx, exec, target, 'list_directory')
     const source = new Source(ctx, exec, target, info, config.maxFileBytes, await localPath(ctx, target))
     const kind = pick(await source.head(), target.displayPath)
+    const file = `${JSON.stringify(target.displayPath)} is ${KIND_NAMES[kind]}`
     if (options.pages !== undefined && kind !== 'pdf') {
-      throw new HarnessError(`pages applies to PDF files; ${JSON.stringify(target.displayPath)} is ${kind === 'image' ? 'an image' : kind === 'notebook' ? 'a notebook' : 'text'} — omit pages, and use offset/limit for lines`, 'INVALID_ARGS')
+      throw new HarnessError(`pages applies to PDF files; ${file} — omit pages, and use offset/limit for lines`, 'INVALID_ARGS')
     }
     if (options.encoding !== undefined && kind !== 'text') {
-      throw new HarnessError(`encoding applies to text files; ${JSON.stringify(target.displayPath)} is ${kind === 'pdf' ? 'a PDF' : kind === 'image' ? 'an image' : 'a notebook'} — omit encoding`, 'INVALID_ARGS')
+      throw new HarnessError(`encoding applies to text files; ${file} — omit encoding`, 'INVALID_ARGS')
     }
     const { value, observe } = await READERS[kind]({ source, config, options })
     // Record what the model has now seen, so dsh-tool-fs's write/edit accept a follow-up edit.
