@@ -1,7 +1,6 @@
 /**
- * Models send an optional argument they mean to leave out as `""` or `null` (strict
- * function-calling modes send null for every optional field): such keys are dropped before the
- * host checks the arguments against the schema, so only a present, wrong value is an error.
+ * Optional arguments sent as `""` or `null` (strict function calling sends null for each) are
+ * dropped before the schema check, so only a present, wrong value is an error.
  *
  * Identical in tool-list-dir, tool-read, tool-bash-bg and tool-kill-shell (the plugins share no runtime code).
  */

@@ -1,9 +1,7 @@
 /**
- * Whether a filesystem provider's reads are the local provider's own, so node:fs sees exactly
- * what the provider would. True for dsh-fs-local and for subclasses that leave every read
- * untouched — dsh-fs-sandbox, the dsh base bundle's provider, fences only writes and edits.
- * Judged by shape, not by `instanceof`: the host may load another copy of dsh-fs-local than
- * this plugin would. Anything unknown answers false (the provider path).
+ * Whether a provider's reads are dsh-fs-local's own, so node:fs sees what the provider would:
+ * dsh-fs-local and subclasses that leave every read alone (dsh-fs-sandbox fences only writes).
+ * By shape, not `instanceof`: the host may load another copy of dsh-fs-local. Unknown → false.
  *
  * Identical in tool-list-dir and tool-read (the plugins share no runtime code).
  */

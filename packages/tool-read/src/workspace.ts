@@ -1,8 +1,5 @@
-/**
- * The workspace of a call, and the outside-workspace policy for a tool's path argument.
- *
- * Identical in tool-list-dir and tool-read (the plugins share no runtime code).
- */
+// The outside-workspace policy for a tool's path argument.
+// Identical in tool-list-dir and tool-read (the plugins share no runtime code).
 
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
@@ -11,10 +8,7 @@ import type {} from '@deepseek-ai/dsh-sandbox-policy'
 import type { OutsideWorkspace } from './config.ts'
 import { quoted } from './quote.ts'
 
-/**
- * The directory relative paths resolve against: the sandbox policy's workspace root when one is
- * composed, else the calling session's cwd; undefined (the provider's default cwd) otherwise.
- */
+/** Where relative paths resolve: the sandbox policy's workspace root, else the session's cwd. */
 function workspaceDir(ctx: Context, exec: Pick<ToolExecution, 'agent'>): string | undefined {
   const policy = ctx.get('sandboxPolicy')
   if (policy !== undefined) return policy.resolve(exec.agent ? { session: exec.agent.session } : {}).workspaceRoot
@@ -23,16 +17,13 @@ function workspaceDir(ctx: Context, exec: Pick<ToolExecution, 'agent'>): string 
 
 export interface Placement {
   target: FsTarget
-  /** The workspace as the provider resolved it. */
   root: FsTarget
   inside: boolean
 }
 
 /**
- * Resolve a path argument for a call and test realpath containment (ctx.fs targets are symlink
- * resolved: a link inside the workspace that points out of it is outside). tool-bash-bg's
- * private log directory counts as inside when its `backgroundShells` service is composed, so a
- * shell's output_file never asks.
+ * Resolve a path argument and test realpath containment (a link out of the workspace is outside).
+ * bash_bg's log directory counts as inside, so reading a shell's output_file never asks.
  */
 export async function place(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal'>, path: string): Promise<Placement> {
   const dir = workspaceDir(ctx, exec)
@@ -47,24 +38,20 @@ export async function place(ctx: Context, exec: Pick<ToolExecution, 'agent' | 's
   return { target, root, inside: logs !== undefined && ctx.fs.contains(logs, target) }
 }
 
-/** The tool's path argument as the policy's messages name it. */
+/** The path argument as messages name it, and what to do instead (`list a path inside the workspace`). */
 export interface PathArgument {
-  /** `path`, `file_path`. */
   name: string
-  /** What to do instead, e.g. `list a path inside the workspace`. */
   instead: string
 }
 
 /**
- * The outside-workspace policy. Before dispatch it is a tools/pre-execute decision for this
- * tool's calls: `ask` goes through the host's approval seam (a denial when no approval service is
- * composed), `deny` refuses; anything it cannot judge (bad arguments, a failing resolve) passes on
- * to the tool, which reports it. The tool body checks again with what it actually uses: a path
- * inside when checked but outside at use (swapped for a symlink in between) is refused, and an
- * approval covers only the very realpath the user was asked about.
+ * Before dispatch, a tools/pre-execute decision: `ask` goes through the host's approval seam,
+ * `deny` refuses, what it cannot judge passes on to the tool. The body checks again with what it
+ * uses: a path swapped for a symlink after the check is refused, and an approval covers only the
+ * realpath the user was asked about.
  */
 export class OutsideGate {
-  /** The realpath each asked call was put to the user for (a refused ask never dispatches). */
+  /** The realpath each asked call was put to the user for. */
   private readonly asked = new WeakMap<ToolExecutionToken, string>()
 
   constructor(
