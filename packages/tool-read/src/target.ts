@@ -5,7 +5,7 @@ import { basename, dirname, join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { localPath } from './local.ts'
+import { localPath } from './source.ts'
 
 /** `fastPath: false` forces the provider path (the differential test compares both). */
 export interface LookupOptions {
@@ -57,9 +57,8 @@ async function notFound(ctx: Context, exec: ToolExecution, target: FsTarget, lis
 }
 
 /**
- * The plain local provider's listDir names, without its realpath and stat of every child (seconds
- * on 100k entries): one readdir. Only a symlink can make the provider's listing fail (a loop, a
- * path through a file), so only symlinks are resolved, failing alike; a dangling one lists.
+ * The local provider's listDir names without its realpath and stat of every child (seconds on 100k
+ * entries). Only a symlink can fail its listing, so only symlinks are resolved; a dangling one lists.
  */
 async function localNames(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true })

@@ -1,16 +1,10 @@
 /**
- * The text reader, decoding end to end: an `encoding` argument, else a BOM (UTF-8, UTF-16,
- * UTF-32), else strict UTF-8, else a legacy encoding detected on a bounded sample, else binary.
- * UTF-8 streams through the provider (or the proven-identical local fast path); other encodings
- * are decoded as a stream off the local disk, or from the whole file through a provider.
+ * The text reader: an `encoding` argument, else a BOM, else strict UTF-8 (streamed through the
+ * provider or the identical local fast path), else a legacy encoding detected on a sample, else binary.
  */
 
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
-import { HarnessError } from '@deepseek-ai/dsh-llm'
-import {
-  bomEncoding, decodeChunks, detectionSample, detectLegacy, isUnicodeEditable, isUtf8Label, knownEncoding, lineSafe,
-} from './encoding.ts'
-import { quoted } from './quote.ts'
+import { bomEncoding, decodeChunks, detectionSample, detectLegacy, isUnicodeEditable, isUtf8Label, lineSafe } from './encoding.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
 import { NotText, scanBytes } from './scan-bytes.ts'
 import { scanTextChunks } from './scan-text.ts'
@@ -27,12 +21,6 @@ function binaryError(target: FsTarget): FsError {
     `cannot read "${target.displayPath}": binary file (NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`,
     'FS_NOT_TEXT',
   )
-}
-
-export function checkEncoding(label: string | undefined): void {
-  if (label !== undefined && !knownEncoding(label)) {
-    throw new HarnessError(`encoding ${quoted(label)} is not an encoding read_file knows; use a label such as gbk, big5, shift_jis, euc-jp, euc-kr, windows-1252 or utf-16le, or omit it to detect`, 'INVALID_ARGS')
-  }
 }
 
 function isNotText(error: unknown): boolean {
