@@ -1,7 +1,4 @@
-/**
- * Which encoding a text file is in: a byte order mark, else (once strict UTF-8 failed) a legacy
- * encoding chardet detects on a sample, decoded with iconv-lite (Node's windows-1252 gets € wrong).
- */
+/** Which encoding a text file is in: a BOM, else a legacy one chardet detects, decoded by iconv-lite (Node's windows-1252 gets € wrong). */
 
 import { isAscii } from 'node:buffer'
 import chardet from 'chardet'
@@ -65,9 +62,8 @@ const WIDER: Readonly<Record<string, string>> = { 'ISO-8859-1': 'windows-1252' }
 const MULTI_BYTE = new Set(['GB18030', 'Big5', 'Shift_JIS', 'EUC-JP', 'EUC-KR'])
 
 /**
- * The legacy encoding of a non-UTF-8 sample, or undefined when it looks binary. chardet decides when
- * confident of a multi-byte encoding; on a short sample it often is not (or wrongly confident of a
- * single-byte one), so paired high bytes that decode as GB18030 come next, then chardet, then windows-1252.
+ * The legacy encoding of a non-UTF-8 sample, or undefined when it looks binary. chardet decides when confident of a multi-byte
+ * encoding; on a short sample it often is not (or wrongly sure of a single-byte one), so GB18030's shape comes next.
  */
 export function detectLegacy(sample: Uint8Array): string | undefined {
   if (sample.includes(0) || strayBytesInUtf8(sample)) return undefined

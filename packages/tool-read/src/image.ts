@@ -1,14 +1,10 @@
-/**
- * The image reader: the bytes must be the format the extension names and decode cleanly. When the
- * route takes images and an attachment store is composed, the image is fitted to the store's limits
- * (BMP, which sharp cannot read, decoded by bmp-ts) and attached; otherwise it is described.
- */
+/** The image reader: bytes that match the extension and decode, attached (fitted to the store) when the route takes images. */
 
 import { basename, extname } from 'node:path'
 import sharp, { type Sharp } from 'sharp'
 import { decode as decodeBmp } from 'bmp-ts'
 import type { Context } from '@deepseek-ai/cordis'
-import { AttachmentError, type ImageAttachmentLimits, type ImageMediaType } from '@deepseek-ai/dsh-attachment'
+import { AttachmentError, type ImageMediaType } from '@deepseek-ai/dsh-attachment'
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
@@ -101,12 +97,6 @@ async function inspect(target: FsTarget, format: ImageFormat, data: Uint8Array):
   }
 }
 
-/** The largest scale (≤ 1) that fits the store's per-side and pixel limits. */
-function fitScale(width: number, height: number, limits: ImageAttachmentLimits): number {
-  const { maxImageDimension: side, maxImagePixels: pixels } = limits
-  return Math.min(1, side / width, side / height, Math.sqrt(pixels / (width * height)))
-}
-
 async function encode(source: Sharp, width: number, height: number, mediaType: ImageMediaType): Promise<Buffer> {
   const resized = source.clone().resize(width, height, { fit: 'fill' })
   switch (mediaType) {
@@ -117,14 +107,11 @@ async function encode(source: Sharp, width: number, height: number, mediaType: I
   }
 }
 
-/** A BMP's pixels for sharp, refused before allocating past sharp's limit. bmp-ts leaves alpha 0 when there is none: opaque. */
+/** A BMP's pixels for sharp (which cannot read BMP), refused before allocating past its limit; bmp-ts's all-zero alpha means opaque. */
 function bmpSource(target: FsTarget, data: Uint8Array): Sharp {
   const { width, height } = bmpHeader(data)
   if (width * height > MAX_DECODE_PIXELS) {
-    throw new FsError(
-      `cannot read "${target.displayPath}": the BMP image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS} read_file decodes to attach — scale it down below that`,
-      'FS_TOO_LARGE',
-    )
+    throw new FsError(`cannot read "${target.displayPath}": the BMP image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS} read_file decodes to attach — scale it down below that`, 'FS_TOO_LARGE')
   }
   let rgba: Buffer
   try {
@@ -169,7 +156,9 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
   if (mediaType === undefined) {
     throw new FsError(`cannot read "${target.displayPath}": the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
   }
-  let scale = fitScale(decoded.width, decoded.height, limits)
+  const { maxImageDimension: side, maxImagePixels: pixels } = limits
+  // The largest scale (≤ 1) that fits the store's per-side and pixel limits.
+  let scale = Math.min(1, side / decoded.width, side / decoded.height, Math.sqrt(pixels / (decoded.width * decoded.height)))
   let out: Uint8Array = data
   if (mediaType !== `image/${format}` || scale < 1 || data.byteLength > byteCap) {
     const image = format === 'bmp' ? bmpSource(target, data) : sharp(data, { failOn: 'error' })
@@ -189,7 +178,7 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
     if (!(error instanceof AttachmentError)) throw error
     throw new FsError(`cannot read "${target.displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
   })
-  const { attachmentId, bytes, width, height, name } = ref
-  const attached = { attachmentId: String(attachmentId), mediaType: ref.mediaType, bytes, width, height, ...name === undefined ? {} : { name } }
+  const { attachmentId, mediaType: type, bytes, width, height, name } = ref
+  const attached = { attachmentId: String(attachmentId), mediaType: type, bytes, width, height, ...name === undefined ? {} : { name } }
   return { value: { ...base, attached }, observe: true }
 }

@@ -81,13 +81,8 @@ function parseNotebook(text: string): { language: string, cells: NotebookCell[] 
     if (count !== null && !Number.isInteger(count)) throw new MalformedNotebook(`${where}.execution_count must be an integer or null`)
     const outputs = raw.outputs ?? []
     if (!Array.isArray(outputs)) throw new MalformedNotebook(`${where}.outputs must be a list`)
-    return {
-      index: i + 1,
-      type,
-      execution_count: count as number | null,
-      source,
-      outputs: outputs.map((entry, j) => output(entry, `${where}.outputs[${j}]`)),
-    }
+    const parsed = outputs.map((entry, j) => output(entry, `${where}.outputs[${j}]`))
+    return { index: i + 1, type, execution_count: count as number | null, source, outputs: parsed }
   })
   return { language, cells }
 }

@@ -1,7 +1,4 @@
-/**
- * The PDF reader: text per page through pdf.js (unpdf's pure-JS build, loaded on first use); at most
- * MAX_PAGES a call within maxBytes, naming the `pages` value that continues.
- */
+/** The PDF reader: text per page through pdf.js (unpdf's pure-JS build, loaded on first use), within MAX_PAGES and maxBytes. */
 
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
@@ -87,7 +84,7 @@ export async function readPdf({ source, config, options }: ReadRequest): Promise
     const pages: PdfRead['pages'] = []
     let bytes = 0
     for (const number of wanted.slice(0, MAX_PAGES)) {
-      if (source.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      if (source.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
       const page = await pdf.getPage(number)
       const text = pageText((await page.getTextContent()).items)
       page.cleanup()

@@ -23,10 +23,7 @@ export function presentCall(args: ReadArgsView): GenericCallView {
   }
 }
 
-/**
- * A text read keeps its window in the result meta, so the read card survives replay; the lines as
- * one string, since the host freezes meta node by node and 2000 line objects cost more than the read.
- */
+/** A text read's window, for the card on replay; lines as one string (the host freezes meta node by node: 2000 objects cost more). */
 export function presentationMeta(value: ReadValue): JsonValue {
   if (value.kind !== 'text') return { kind: value.kind, path: value.path }
   return { kind: 'text', path: value.path, offset: value.startLine, text: value.lines.join('\n'), count: value.lines.length, totalLines: value.totalLines }

@@ -57,9 +57,7 @@ function renderImage(value: ImageValue): string {
   const head = `${FORMAT_NAMES[value.format]} image, ${value.width}x${value.height} px, ${formatBytes(value.bytes)}`
   const shown = value.attached
   if (shown === null) {
-    const why = value.reason === 'no-image-input'
-      ? 'the current model does not take image input'
-      : 'no attachment store is composed'
+    const why = value.reason === 'no-image-input' ? 'the current model does not take image input' : 'no attachment store is composed'
     return `${head}. Not attached: ${why}.`
   }
   const size = `${shown.mediaType}, ${formatBytes(shown.bytes)}`

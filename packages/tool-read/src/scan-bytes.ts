@@ -152,5 +152,5 @@ export async function scanBytes(
     if (window.wantsNext) finishLine()
     else window.lineCount += 1
   }
-  return window.exact()
+  return window.result(window.lineCount, true)
 }

@@ -1,7 +1,4 @@
-/**
- * Scan decoded text chunks (ctx.fs.streamText, or a decoder's output) into a window. Memory holds
- * one chunk and at most maxLineLength + 1 units of the current line.
- */
+/** Decoded text chunks into a window, holding one chunk and at most maxLineLength + 1 units of the current line. */
 
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
@@ -71,5 +68,5 @@ export async function scanTextChunks(
     if (window.wantsNext) window.takeLine(line, !overflow)
     else window.lineCount += 1
   }
-  return window.exact()
+  return window.result(window.lineCount, true)
 }

@@ -1,7 +1,4 @@
-/**
- * The bytes of the file being read, off the local disk when the fast path applies, else through
- * ctx.fs, whose readBytes has no range: there a file is read whole, only when a reader needs it.
- */
+/** The file's bytes: off the local disk on the fast path, else through ctx.fs (whole, as readBytes has no range; only when needed). */
 
 import { open } from 'node:fs/promises'
 import type { Context } from '@deepseek-ai/cordis'
@@ -31,10 +28,6 @@ export class Source {
     readonly local: string | undefined,
   ) {}
 
-  get signal(): AbortSignal {
-    return this.exec.signal
-  }
-
   /** The first bytes, to pick a reader; through a provider, of its UTF-8 stream, else of the whole file (when not too large). */
   async head(): Promise<Uint8Array> {
     if (this.local !== undefined) {
@@ -42,7 +35,7 @@ export class Source {
       return new Uint8Array(0)
     }
     try {
-      for await (const text of await this.ctx.fs.streamText(this.target, this.signal)) {
+      for await (const text of await this.ctx.fs.streamText(this.target, this.exec.signal)) {
         if (text !== '') return Buffer.from(text.slice(0, HEAD_BYTES))
       }
       return new Uint8Array(0)
@@ -57,19 +50,13 @@ export class Source {
   bytes(): Promise<Uint8Array> {
     const size = this.info.size
     if (size !== undefined && size > this.maxFileBytes) {
-      return Promise.reject(new FsError(
-        `cannot read "${this.target.displayPath}": ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`,
-        'FS_TOO_LARGE',
-      ))
+      return Promise.reject(new FsError(`cannot read "${this.target.displayPath}": ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE'))
     }
-    this.whole ??= this.ctx.fs.readBytes(this.target, this.signal, this.maxFileBytes)
+    this.whole ??= this.ctx.fs.readBytes(this.target, this.exec.signal, this.maxFileBytes)
     return this.whole
   }
 
-  /**
-   * The file in order: 1 MiB blocks off the local disk, else the whole file as one chunk. `reuse`
-   * (for a consumer that keeps nothing of a block) saves the ~40% a fresh block per read costs.
-   */
+  /** The file in order: 1 MiB local blocks, else the whole file; `reuse` shares one buffer (a fresh one per block costs ~40%). */
   async *chunks(blockBytes = BLOCK, reuse = false): AsyncIterable<Buffer> {
     if (this.local === undefined) {
       const bytes = await this.bytes()
@@ -81,7 +68,7 @@ export class Source {
     try {
       let position = 0
       for (;;) {
-        if (this.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+        if (this.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
         const block = shared ?? Buffer.allocUnsafe(blockBytes)
         let filled = 0
         while (filled < blockBytes) {

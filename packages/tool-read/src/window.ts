@@ -1,7 +1,4 @@
-/**
- * The text window both scanners share: which lines are kept, how a long line is cut, where the
- * byte budget stops, how the total is reported. Fed one line at a time, so both paths decide alike.
- */
+/** The text window both scanners share, fed one line at a time so both paths decide alike. */
 
 /** Files up to this size get an exact line total; past it the scan stops after the window. */
 export const EXACT_TOTAL_BYTES = 64 * 1024 * 1024
@@ -79,11 +76,8 @@ export class WindowCollector {
     this.lineCount += 1
     const { maxLineLength, maxBytes } = this.request
     let text = whole && prefix.endsWith('\r') ? prefix.slice(0, -1) : prefix
-    let cut = false
-    if (text.length > maxLineLength) {
-      text = `${cutAt(text, maxLineLength)}... (line truncated to ${maxLineLength} chars)`
-      cut = true
-    }
+    const cut = text.length > maxLineLength
+    if (cut) text = `${cutAt(text, maxLineLength)}... (line truncated to ${maxLineLength} chars)`
     const bytes = Buffer.byteLength(text, 'utf8')
     // Number, TAB, text, newline. The padding is known only once the total is: result() trims.
     const row = String(this.request.offset + this.lines.length).length + 2 + bytes
@@ -105,11 +99,6 @@ export class WindowCollector {
     return this.lineCount + (partial ? 1 : 0) > lastShown
   }
 
-  /** The window at end of file: the total is exact. */
-  exact(): TextWindow {
-    return this.result(this.lineCount, true)
-  }
-
   /** The window of a scan stopped early: the total estimated from lines per byte so far, to three significant digits. */
   estimate(size: number, bytesSeen: number, partial: boolean): TextWindow {
     const seen = this.lineCount + (partial ? 1 : 0)
@@ -119,7 +108,7 @@ export class WindowCollector {
   }
 
   /** The window with rows measured at the final number width: rows that overflow once padded go (never the first). */
-  private result(totalLines: number, totalExact: boolean): TextWindow {
+  result(totalLines: number, totalExact: boolean): TextWindow {
     const { offset, maxBytes } = this.request
     let count = this.lines.length
     let text = this.textBytes.reduce((sum, bytes) => sum + bytes, 0)
