@@ -23,10 +23,6 @@ export function isUnicodeEditable(encoding: string): boolean {
   return /^utf-(8|16le|16be)$/u.test(encoding)
 }
 
-export function isUtf8Label(label: string): boolean {
-  return label.toLowerCase().replace(/[^a-z0-9]/gu, '') === 'utf8'
-}
-
 export function checkEncoding(label: string | undefined): void {
   if (label !== undefined && !iconv.encodingExists(label)) {
     throw new HarnessError(`encoding ${quoted(label)} is not an encoding read_file knows; use a label such as gbk, big5, shift_jis, euc-jp, euc-kr, windows-1252 or utf-16le, or omit it to detect`, 'INVALID_ARGS')
@@ -39,7 +35,7 @@ export function lineSafe(encoding: string): boolean {
   return lf.length === 1 && lf[0] === 0x0a
 }
 
-/** Decode byte chunks in order as a stream of strings; `counter.bytes` tracks the bytes consumed. */
+/** `counter.bytes` tracks the bytes consumed. */
 export async function* decodeChunks(chunks: AsyncIterable<Buffer>, encoding: string, counter: { bytes: number }): AsyncIterable<string> {
   const decoder = iconv.getDecoder(encoding)
   for await (const chunk of chunks) {
@@ -56,9 +52,6 @@ const SAMPLE_BYTES = 64 * 1024
 /** The provider's binary sample: a NUL in the first 8 KiB marks a binary file. */
 export const NUL_SAMPLE = 8192
 
-/** chardet names decoded as another, wider encoding (the WHATWG mapping). */
-const WIDER: Readonly<Record<string, string>> = { 'ISO-8859-1': 'windows-1252' }
-
 const MULTI_BYTE = new Set(['GB18030', 'Big5', 'Shift_JIS', 'EUC-JP', 'EUC-KR'])
 
 /**
@@ -68,7 +61,9 @@ const MULTI_BYTE = new Set(['GB18030', 'Big5', 'Shift_JIS', 'EUC-JP', 'EUC-KR'])
 export function detectLegacy(sample: Uint8Array): string | undefined {
   if (sample.includes(0) || strayBytesInUtf8(sample)) return undefined
   const best = chardet.analyse(sample).find((match) => !/^(UTF|ISO-2022|ASCII)/u.test(match.name))
-  const name = best === undefined || best.confidence < 50 ? undefined : WIDER[best.name] ?? best.name
+  // ISO-8859-1 is decoded as the wider windows-1252 (the WHATWG mapping).
+  const wider = best?.name === 'ISO-8859-1' ? 'windows-1252' : best?.name
+  const name = best === undefined || best.confidence < 50 ? undefined : wider
   const confident = name !== undefined && iconv.encodingExists(name) ? name : undefined
   if (confident !== undefined && MULTI_BYTE.has(confident)) return confident
   // The sample may end inside a character: its last one is not judged.

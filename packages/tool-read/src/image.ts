@@ -28,7 +28,6 @@ export function imageFormatForPath(path: string): ImageFormat | undefined {
   return Object.hasOwn(IMAGE_EXTENSIONS, ext) ? IMAGE_EXTENSIONS[ext] : undefined
 }
 
-/** The format the bytes are, by magic number. */
 export function sniffImage(bytes: Uint8Array): ImageFormat | undefined {
   const at = (offset: number, ...values: number[]) => values.every((value, i) => bytes[offset + i] === value)
   if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'png'

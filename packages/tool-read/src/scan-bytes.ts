@@ -42,11 +42,7 @@ function validPrefix(tail: Uint8Array): boolean {
 
 /** `encoding` undefined: strict UTF-8 (throws NotText as the provider would); else a line-safe legacy encoding. */
 export async function scanBytes(
-  blocks: AsyncIterable<Buffer>,
-  request: WindowRequest,
-  size: number | undefined,
-  signal: AbortSignal,
-  encoding?: string,
+  blocks: AsyncIterable<Buffer>, request: WindowRequest, size: number | undefined, signal: AbortSignal, encoding?: string,
 ): Promise<TextWindow> {
   const window = new WindowCollector(request)
   const early = size !== undefined && size > EXACT_TOTAL_BYTES

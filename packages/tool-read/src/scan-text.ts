@@ -3,12 +3,9 @@
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
 
+/** `counter`: the bytes consumed so far, when the chunks were not UTF-8. */
 export async function scanTextChunks(
-  chunks: AsyncIterable<string> | Iterable<string>,
-  request: WindowRequest,
-  size: number | undefined,
-  signal: AbortSignal,
-  /** Bytes consumed so far, when the chunks were not UTF-8. */
+  chunks: AsyncIterable<string> | Iterable<string>, request: WindowRequest, size: number | undefined, signal: AbortSignal,
   counter?: { bytes: number },
 ): Promise<TextWindow> {
   const window = new WindowCollector(request)

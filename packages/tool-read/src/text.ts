@@ -1,7 +1,7 @@
 /** The text reader: `encoding`, else a BOM, else strict UTF-8, else a legacy encoding detected on a sample, else binary. */
 
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
-import { bomEncoding, decodeChunks, detectionSample, detectLegacy, isUnicodeEditable, isUtf8Label, lineSafe } from './encoding.ts'
+import { bomEncoding, decodeChunks, detectionSample, detectLegacy, isUnicodeEditable, lineSafe } from './encoding.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
 import { NotText, scanBytes } from './scan-bytes.ts'
 import { scanTextChunks } from './scan-text.ts'
@@ -48,7 +48,8 @@ async function readUtf8(source: Source, request: WindowRequest): Promise<TextRea
 }
 
 async function decide(source: Source, request: WindowRequest, label: string | undefined): Promise<TextRead> {
-  if (label !== undefined && !isUtf8Label(label)) return await decodeAs(source, request, label.toLowerCase())
+  const utf8Label = label?.toLowerCase().replace(/[^a-z0-9]/gu, '') === 'utf8'
+  if (label !== undefined && !utf8Label) return await decodeAs(source, request, label.toLowerCase())
   const bom = label === undefined ? bomEncoding(await source.head()) : undefined
   if (bom !== undefined) return await decodeAs(source, request, bom)
   const utf8 = await readUtf8(source, request)

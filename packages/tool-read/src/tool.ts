@@ -4,13 +4,13 @@ import { extname } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsErrorCode } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import type { JsonValue } from '@deepseek-ai/dsh-session'
+import { defineTool, type GenericCallView, type ToolDefinition, type ToolResult, type ToolResultView } from '@deepseek-ai/dsh-tools'
 import type { Config } from './config.ts'
 import { checkEncoding } from './encoding.ts'
 import { imageFormatForPath, readImage, sniffImage } from './image.ts'
 import { readNotebook } from './notebook.ts'
 import { isPdf, readPdf } from './pdf.ts'
-import { presentCall, presentResult, presentationMeta } from './present.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { quoted } from './quote.ts'
 import type { Reader, ReadValue } from './reader.ts'
@@ -31,6 +31,37 @@ function pick(head: Uint8Array, path: string): Kind {
   const sniffed = sniffImage(head)
   if (imageFormatForPath(path) !== undefined || (sniffed !== undefined && sniffed !== 'bmp')) return 'image'
   return extname(path).toLowerCase() === '.ipynb' ? 'notebook' : 'text'
+}
+
+type ReadArgsView = { file_path: string, offset?: number, limit?: number }
+
+export function presentCall(args: ReadArgsView): GenericCallView {
+  const { offset, limit } = args
+  const window = limit !== undefined
+    ? ` (${offset ?? 1} - ${(offset ?? 1) + limit - 1})`
+    : offset !== undefined ? ` (from ${offset})` : ''
+  return {
+    card: 'generic',
+    title: `Read ${args.file_path}${window}`,
+    kind: 'read',
+    locations: [{ path: args.file_path, line: offset ?? 1 }],
+  }
+}
+
+/** A text read's window, for the read card on replay; lines as one string (the host freezes meta node by node: 2000 objects cost more). */
+function presentationMeta(value: ReadValue): JsonValue {
+  if (value.kind !== 'text') return { kind: value.kind, path: value.path }
+  return { kind: 'text', path: value.path, offset: value.startLine, text: value.lines.join('\n'), count: value.lines.length, totalLines: value.totalLines }
+}
+
+export function presentResult(_args: ReadArgsView, result: ToolResult): ToolResultView | undefined {
+  // Replayed meta is untrusted JSON: anything but a well-formed text window gets the generic card.
+  const { kind, path, offset, text, count, totalLines } = (result.meta ?? {}) as Record<string, unknown>
+  if (result.isError || kind !== 'text' || typeof path !== 'string' || typeof text !== 'string') return undefined
+  if (!Number.isInteger(offset) || !Number.isInteger(count) || !Number.isInteger(totalLines)) return undefined
+  const first = offset as number
+  const lines = count === 0 ? [] : text.split('\n').map((line, i) => ({ number: first + i, text: line }))
+  return { card: 'read', path, offset: first, lines, totalLines: totalLines as number, content: result.content }
 }
 
 function positive(value: number | undefined, name: string, fallback: number): number {

@@ -50,9 +50,7 @@ export class WindowCollector {
   byteCapped = false
   /** Rendered bytes of the kept rows, counting each number at its own width (a lower bound). */
   private bytes = 0
-  /** UTF-8 bytes of each kept line's text. */
   private readonly textBytes: number[] = []
-  /** Indexes of the kept lines cut at maxLineLength. */
   private readonly cutIndexes: number[] = []
 
   constructor(readonly request: WindowRequest) {}
@@ -61,7 +59,6 @@ export class WindowCollector {
     return this.byteCapped || this.lines.length >= this.request.limit
   }
 
-  /** Whether the next line's text is needed. */
   get wantsNext(): boolean {
     return !this.full && this.lineCount + 1 >= this.request.offset
   }
@@ -94,9 +91,7 @@ export class WindowCollector {
 
   /** Whether a scan without an exact total may stop: the window is full and a later line exists (`partial`: one has begun). */
   canStop(partial: boolean): boolean {
-    if (!this.full) return false
-    const lastShown = this.request.offset + this.lines.length - 1
-    return this.lineCount + (partial ? 1 : 0) > lastShown
+    return this.full && this.lineCount + (partial ? 1 : 0) >= this.request.offset + this.lines.length
   }
 
   /** The window of a scan stopped early: the total estimated from lines per byte so far, to three significant digits. */
