@@ -7,7 +7,7 @@ import type { PdfRead } from './pdf.ts'
 import type { Source } from './source.ts'
 import type { TextRead } from './text.ts'
 
-export interface ReadOptions {
+interface ReadOptions {
   /** 1-based first line (cell for notebooks). */
   offset: number
   limit: number
