@@ -6,10 +6,8 @@ export interface Config {
   toolName: string
   order: number
   guidance: string
-  /** Lines per call: the default and the largest `limit`. */
   maxEntries: number
   maxLineLength: number
-  /** Bytes of rendered rows (number, TAB, text, newline) one text result may carry; the footer comes on top. */
   maxBytes: number
   /** Largest file read whole (images, notebooks, PDFs; non-UTF-8 text through a provider that is not the local disk). */
   maxFileBytes: number

@@ -1,12 +1,10 @@
-/**
- * Which encoding a text file is in: a byte order mark, else (once strict UTF-8 failed) a legacy
- * encoding detected by chardet on a bounded sample, decoded with iconv-lite (not Node's
- * TextDecoder: its windows-1252 gets € and ’ wrong on current Node).
- */
+/** Which encoding a text file is in: a BOM, else a legacy one chardet detects, decoded by iconv-lite (Node's windows-1252 gets € wrong). */
 
 import { isAscii } from 'node:buffer'
 import chardet from 'chardet'
 import iconv from 'iconv-lite'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { quoted } from './quote.ts'
 
 /** Unicode encodings named by a BOM. UTF-32 first: its LE BOM starts with UTF-16's. */
 const BOMS: readonly [number[], string][] = [
@@ -25,29 +23,19 @@ export function isUnicodeEditable(encoding: string): boolean {
   return /^utf-(8|16le|16be)$/u.test(encoding)
 }
 
-export function isUtf8Label(label: string): boolean {
-  return label.toLowerCase().replace(/[^a-z0-9]/gu, '') === 'utf8'
+export function checkEncoding(label: string | undefined): void {
+  if (label !== undefined && !iconv.encodingExists(label)) {
+    throw new HarnessError(`encoding ${quoted(label)} is not an encoding read_file knows; use a label such as gbk, big5, shift_jis, euc-jp, euc-kr, windows-1252 or utf-16le, or omit it to detect`, 'INVALID_ARGS')
+  }
 }
 
-export function knownEncoding(label: string): boolean {
-  return iconv.encodingExists(label)
-}
-
-/**
- * Whether byte 0x0A is always a line feed, and a line decodes on its own: true of every
- * ASCII-compatible encoding (GB18030, Big5, Shift_JIS, EUC-*, the single-byte code pages: no
- * trail byte is 0x0A). Such files are split into lines on raw bytes and only shown lines decoded.
- */
+/** Whether 0x0A is always a line feed (no trail byte is 0x0A: GB18030, Big5, Shift_JIS, EUC-*, code pages), so lines split on bytes. */
 export function lineSafe(encoding: string): boolean {
   const lf = iconv.encode('\n', encoding)
   return lf.length === 1 && lf[0] === 0x0a
 }
 
-export function decodeBytes(bytes: Uint8Array, encoding: string): string {
-  return iconv.decode(bytes, encoding)
-}
-
-/** Decode byte chunks in order as a stream of strings; `counter.bytes` tracks the bytes consumed. */
+/** `counter.bytes` tracks the bytes consumed. */
 export async function* decodeChunks(chunks: AsyncIterable<Buffer>, encoding: string, counter: { bytes: number }): AsyncIterable<string> {
   const decoder = iconv.getDecoder(encoding)
   for await (const chunk of chunks) {
@@ -64,23 +52,19 @@ const SAMPLE_BYTES = 64 * 1024
 /** The provider's binary sample: a NUL in the first 8 KiB marks a binary file. */
 export const NUL_SAMPLE = 8192
 
-/** chardet names decoded as another, wider encoding (the WHATWG mapping). */
-const WIDER: Readonly<Record<string, string>> = { 'ISO-8859-1': 'windows-1252' }
-
 const MULTI_BYTE = new Set(['GB18030', 'Big5', 'Shift_JIS', 'EUC-JP', 'EUC-KR'])
 
 /**
- * The legacy encoding of a sample that is not UTF-8, or undefined when it looks binary (a NUL).
- * chardet decides when it is confident of a multi-byte encoding. On a short sample it often is
- * not (and may be confident of a wrong single-byte one), so then the shape decides first: high
- * bytes in runs that form valid GB18030 are GB18030; else chardet's confident single-byte
- * answer; else windows-1252.
+ * The legacy encoding of a non-UTF-8 sample, or undefined when it looks binary. chardet decides when confident of a multi-byte
+ * encoding; on a short sample it often is not (or wrongly sure of a single-byte one), so GB18030's shape comes next.
  */
 export function detectLegacy(sample: Uint8Array): string | undefined {
   if (sample.includes(0) || strayBytesInUtf8(sample)) return undefined
   const best = chardet.analyse(sample).find((match) => !/^(UTF|ISO-2022|ASCII)/u.test(match.name))
-  const name = best === undefined || best.confidence < 50 ? undefined : WIDER[best.name] ?? best.name
-  const confident = name !== undefined && knownEncoding(name) ? name : undefined
+  // ISO-8859-1 is decoded as the wider windows-1252 (the WHATWG mapping).
+  const wider = best?.name === 'ISO-8859-1' ? 'windows-1252' : best?.name
+  const name = best === undefined || best.confidence < 50 ? undefined : wider
+  const confident = name !== undefined && iconv.encodingExists(name) ? name : undefined
   if (confident !== undefined && MULTI_BYTE.has(confident)) return confident
   // The sample may end inside a character: its last one is not judged.
   if (pairedHighBytes(sample) && !iconv.decode(sample, 'gb18030').slice(0, -1).includes('\uFFFD')) return 'GB18030'

@@ -1,25 +1,16 @@
-/**
- * The image reader: the bytes must be the format an image extension names (magic bytes), decode
- * cleanly, and report their dimensions. When the calling route declares image input and an
- * attachment store is composed, the image is fitted to the store's limits (in a type the store
- * admits; BMP, which sharp cannot read, decoded by bmp-ts) and saved, and the result carries an
- * image block; otherwise it is a text description, not an error.
- */
+/** The image reader: bytes that match the extension and decode, attached (fitted to the store) when the route takes images. */
 
 import { basename, extname } from 'node:path'
 import sharp, { type Sharp } from 'sharp'
 import { decode as decodeBmp } from 'bmp-ts'
 import type { Context } from '@deepseek-ai/cordis'
-import { AttachmentError, type ImageAttachmentLimits, type ImageMediaType } from '@deepseek-ai/dsh-attachment'
+import { AttachmentError, type ImageMediaType } from '@deepseek-ai/dsh-attachment'
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
 import type { ReadRequest, ReadResult } from './reader.ts'
 
-/**
- * The most BMP pixels decoded: sharp's own input limit (0x3FFF squared), so a BMP gets the same
- * ceiling as every other format.
- */
+/** The most BMP pixels decoded: sharp's own input limit, as for every other format. */
 const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp'
@@ -28,12 +19,8 @@ const IMAGE_EXTENSIONS: Readonly<Record<string, ImageFormat>> = {
   '.png': 'png', '.jpg': 'jpeg', '.jpeg': 'jpeg', '.gif': 'gif', '.webp': 'webp', '.bmp': 'bmp',
 }
 
-const FORMAT_NAMES: Readonly<Record<ImageFormat, string>> = {
+export const FORMAT_NAMES: Readonly<Record<ImageFormat, string>> = {
   png: 'PNG', jpeg: 'JPEG', gif: 'GIF', webp: 'WebP', bmp: 'BMP',
-}
-
-export function formatName(format: ImageFormat): string {
-  return FORMAT_NAMES[format]
 }
 
 export function imageFormatForPath(path: string): ImageFormat | undefined {
@@ -41,7 +28,6 @@ export function imageFormatForPath(path: string): ImageFormat | undefined {
   return Object.hasOwn(IMAGE_EXTENSIONS, ext) ? IMAGE_EXTENSIONS[ext] : undefined
 }
 
-/** The format the bytes are, by magic number. */
 export function sniffImage(bytes: Uint8Array): ImageFormat | undefined {
   const at = (offset: number, ...values: number[]) => values.every((value, i) => bytes[offset + i] === value)
   if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'png'
@@ -52,25 +38,14 @@ export function sniffImage(bytes: Uint8Array): ImageFormat | undefined {
   return undefined
 }
 
-type AttachedImage = {
-  attachmentId: string
-  mediaType: ImageMediaType
-  bytes: number
-  width: number
-  height: number
-  name?: string
-}
-
-type NotAttachedReason = 'no-image-input' | 'no-attachment-store'
-
 export type ImageRead = {
   format: ImageFormat
   width: number
   height: number
   /** The file's size in bytes. */
   bytes: number
-  attached: AttachedImage | null
-  reason?: NotAttachedReason
+  attached: { attachmentId: string, mediaType: ImageMediaType, bytes: number, width: number, height: number, name?: string } | null
+  reason?: 'no-image-input' | 'no-attachment-store'
 }
 
 /** Whether the calling route declares image input (the gate first-party read_image uses). */
@@ -90,10 +65,10 @@ async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<bool
 
 function corrupt(target: FsTarget, format: ImageFormat, cause: unknown): FsError {
   const detail = (cause instanceof Error ? cause.message.split('\n')[0] ?? '' : String(cause)).replace(/[\s:]+$/u, '')
-  return new FsError(`cannot read "${target.displayPath}": corrupt ${formatName(format)} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
+  return new FsError(`cannot read "${target.displayPath}": corrupt ${FORMAT_NAMES[format]} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
 }
 
-/** A BMP's dimensions, and whether its pixel data is all there (uncompressed BMPs), from the header alone. */
+/** A BMP's dimensions from its header, checking that an uncompressed one's pixel data is all there. */
 function bmpHeader(data: Uint8Array): { width: number, height: number } {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
   if (bytes.length < 34) throw new Error('truncated BMP header')
@@ -103,14 +78,12 @@ function bmpHeader(data: Uint8Array): { width: number, height: number } {
   const compression = bytes.readUInt32LE(30)
   if (width <= 0 || height === 0) throw new Error('invalid BMP dimensions')
   const rle = compression === 1 || compression === 2
-  if (!rle && bytes.length < bytes.readUInt32LE(10) + Math.floor((bpp * width + 31) / 32) * 4 * height) throw new Error('truncated BMP pixel data')
+  const end = bytes.readUInt32LE(10) + Math.floor((bpp * width + 31) / 32) * 4 * height
+  if (!rle && bytes.length < end) throw new Error('truncated BMP pixel data')
   return { width, height }
 }
 
-/**
- * Decode fully (to a thumbnail, to bound memory) so a truncated or broken file is caught. A BMP
- * is checked from its header alone (its pixels are decoded only when attached).
- */
+/** Decode fully (to a thumbnail, bounding memory) to catch a broken file; a BMP by its header (pixels only to attach). */
 async function inspect(target: FsTarget, format: ImageFormat, data: Uint8Array): Promise<{ width: number, height: number }> {
   try {
     if (format === 'bmp') return bmpHeader(data)
@@ -123,12 +96,6 @@ async function inspect(target: FsTarget, format: ImageFormat, data: Uint8Array):
   }
 }
 
-/** The largest scale (≤ 1) that fits the store's per-side and pixel limits. */
-function fitScale(width: number, height: number, limits: ImageAttachmentLimits): number {
-  const { maxImageDimension: side, maxImagePixels: pixels } = limits
-  return Math.min(1, side / width, side / height, Math.sqrt(pixels / (width * height)))
-}
-
 async function encode(source: Sharp, width: number, height: number, mediaType: ImageMediaType): Promise<Buffer> {
   const resized = source.clone().resize(width, height, { fit: 'fill' })
   switch (mediaType) {
@@ -139,17 +106,11 @@ async function encode(source: Sharp, width: number, height: number, mediaType: I
   }
 }
 
-/**
- * A BMP's pixels for sharp, refused before allocating when there are more than sharp would take.
- * bmp-ts leaves alpha 0 where the file has none: an all-zero alpha channel means opaque.
- */
+/** A BMP's pixels for sharp (which cannot read BMP), refused before allocating past its limit; bmp-ts's all-zero alpha means opaque. */
 function bmpSource(target: FsTarget, data: Uint8Array): Sharp {
   const { width, height } = bmpHeader(data)
   if (width * height > MAX_DECODE_PIXELS) {
-    throw new FsError(
-      `cannot read "${target.displayPath}": the BMP image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS} read_file decodes to attach — scale it down below that`,
-      'FS_TOO_LARGE',
-    )
+    throw new FsError(`cannot read "${target.displayPath}": the BMP image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS} read_file decodes to attach — scale it down below that`, 'FS_TOO_LARGE')
   }
   let rgba: Buffer
   try {
@@ -176,23 +137,16 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
   const named = imageFormatForPath(target.displayPath)
   const format = sniffImage(data)
   if (format === undefined || (named !== undefined && format !== named)) {
+    const what = format === undefined ? 'not an image in any format read_file knows' : `a ${FORMAT_NAMES[format]} image; rename it to match`
+    const says = named === undefined ? 'nothing' : FORMAT_NAMES[named]
     const ext = extname(target.displayPath).toLowerCase()
-    const what = format === undefined ? 'not an image in any format read_file knows' : `a ${formatName(format)} image; rename it to match`
-    const says = named === undefined ? 'nothing' : formatName(named)
     throw new FsError(`cannot read "${target.displayPath}": the ${ext} extension says ${says}, but the bytes are ${what}`, 'FS_NOT_TEXT')
   }
-  const image = await describeOrAttach(ctx, exec, target, format, data)
-  return { value: { kind: 'image', path: target.displayPath, ...image }, observe: true }
-}
-
-async function describeOrAttach(
-  ctx: Context, exec: ToolExecution, target: FsTarget, format: ImageFormat, data: Uint8Array,
-): Promise<ImageRead> {
   const decoded = await inspect(target, format, data)
-  const base = { format, width: decoded.width, height: decoded.height, bytes: data.byteLength }
+  const base = { kind: 'image' as const, path: target.displayPath, format, ...decoded, bytes: data.byteLength }
   const attachments = ctx.get('attachments')
-  if (attachments === undefined) return { ...base, attached: null, reason: 'no-attachment-store' }
-  if (!await routeTakesImages(ctx, exec)) return { ...base, attached: null, reason: 'no-image-input' }
+  if (attachments === undefined) return { value: { ...base, attached: null, reason: 'no-attachment-store' }, observe: true }
+  if (!await routeTakesImages(ctx, exec)) return { value: { ...base, attached: null, reason: 'no-image-input' }, observe: true }
   if (exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
 
   const limits = attachments.imageLimits
@@ -201,15 +155,17 @@ async function describeOrAttach(
   if (mediaType === undefined) {
     throw new FsError(`cannot read "${target.displayPath}": the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
   }
-  let scale = fitScale(decoded.width, decoded.height, limits)
+  const { maxImageDimension: side, maxImagePixels: pixels } = limits
+  // The largest scale (≤ 1) that fits the store's per-side and pixel limits.
+  let scale = Math.min(1, side / decoded.width, side / decoded.height, Math.sqrt(pixels / (decoded.width * decoded.height)))
   let out: Uint8Array = data
   if (mediaType !== `image/${format}` || scale < 1 || data.byteLength > byteCap) {
-    const source = format === 'bmp' ? bmpSource(target, data) : sharp(data, { failOn: 'error' })
+    const image = format === 'bmp' ? bmpSource(target, data) : sharp(data, { failOn: 'error' })
     // Re-encode, shrinking further until the encoded bytes also fit the store.
     for (let attempt = 0; ; attempt++) {
       const width = Math.max(1, Math.floor(decoded.width * scale))
       const height = Math.max(1, Math.floor(decoded.height * scale))
-      out = await encode(source, width, height, mediaType)
+      out = await encode(image, width, height, mediaType)
       if (out.byteLength <= byteCap) break
       if (attempt === 8) {
         throw new FsError(`cannot read "${target.displayPath}": the image does not fit the attachment store's ${byteCap}-byte limit even downscaled`, 'FS_TOO_LARGE')
@@ -217,23 +173,11 @@ async function describeOrAttach(
       scale *= 0.7
     }
   }
-  try {
-    const ref = await attachments.saveImage({ data: out, mediaType, name: basename(target.displayPath) })
-    return {
-      ...base,
-      attached: {
-        attachmentId: String(ref.attachmentId),
-        mediaType: ref.mediaType,
-        bytes: ref.bytes,
-        width: ref.width,
-        height: ref.height,
-        ...ref.name === undefined ? {} : { name: ref.name },
-      },
-    }
-  } catch (error) {
-    if (error instanceof AttachmentError) {
-      throw new FsError(`cannot read "${target.displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
-    }
-    throw error
-  }
+  const ref = await attachments.saveImage({ data: out, mediaType, name: basename(target.displayPath) }).catch((error: unknown) => {
+    if (!(error instanceof AttachmentError)) throw error
+    throw new FsError(`cannot read "${target.displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
+  })
+  const { attachmentId, mediaType: type, bytes, width, height, name } = ref
+  const attached = { attachmentId: String(attachmentId), mediaType: type, bytes, width, height, ...name === undefined ? {} : { name } }
+  return { value: { ...base, attached }, observe: true }
 }

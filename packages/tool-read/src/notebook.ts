@@ -1,38 +1,26 @@
-/**
- * The notebook reader: validate the JSON (a malformed notebook is an error naming what is wrong),
- * then format cells in the seed's layout. offset/limit count cells.
- */
+/** The notebook reader: validated JSON (a malformed one is an error saying what is wrong), cells in the seed's layout. */
 
 import { FsError } from '@deepseek-ai/dsh-fs'
 import type { ReadRequest, ReadResult } from './reader.ts'
+import { cutToBytes } from './window.ts'
 
-type CellType = 'code' | 'markdown' | 'raw'
-
-type NotebookOutput = {
-  type: string
-  text: string
-}
+type NotebookOutput = { type: string, text: string }
 
 export type NotebookCell = {
   /** 1-based cell number. */
   index: number
-  type: CellType
+  type: 'code' | 'markdown' | 'raw'
   /** The execution count of a code cell; null when it never ran; absent for other cells. */
   execution_count?: number | null
   source: string
   outputs: NotebookOutput[]
 }
 
-interface Notebook {
-  language: string
-  cells: NotebookCell[]
-}
+export type CellWindow = { cells: NotebookCell[], byteCapped: boolean }
 
 class MalformedNotebook extends Error {}
 
-type Json = Record<string, unknown>
-
-function isObject(value: unknown): value is Json {
+function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
@@ -66,7 +54,7 @@ function output(raw: unknown, where: string): NotebookOutput {
   }
 }
 
-function parseNotebook(text: string): Notebook {
+function parseNotebook(text: string): { language: string, cells: NotebookCell[] } {
   let root: unknown
   try {
     root = JSON.parse(text)
@@ -93,13 +81,8 @@ function parseNotebook(text: string): Notebook {
     if (count !== null && !Number.isInteger(count)) throw new MalformedNotebook(`${where}.execution_count must be an integer or null`)
     const outputs = raw.outputs ?? []
     if (!Array.isArray(outputs)) throw new MalformedNotebook(`${where}.outputs must be a list`)
-    return {
-      index: i + 1,
-      type,
-      execution_count: count as number | null,
-      source,
-      outputs: outputs.map((entry, j) => output(entry, `${where}.outputs[${j}]`)),
-    }
+    const parsed = outputs.map((entry, j) => output(entry, `${where}.outputs[${j}]`))
+    return { index: i + 1, type, execution_count: count as number | null, source, outputs: parsed }
   })
   return { language, cells }
 }
@@ -123,15 +106,7 @@ export function notebookHeader(language: string, totalCells: number): string {
   return `# Jupyter Notebook (${language})\n# ${totalCells} cells`
 }
 
-export type CellWindow = {
-  cells: NotebookCell[]
-  byteCapped: boolean
-}
-
-/**
- * The cells from `offset` (1-based), at most `limit`, within `maxBytes` of formatted text. The
- * first cell is always kept; one that alone exceeds the budget has its source and outputs cut.
- */
+/** The cells from `offset`, at most `limit`, within `maxBytes` of text; the first always, cut when alone too large. */
 function windowCells(cells: readonly NotebookCell[], offset: number, limit: number, maxBytes: number): CellWindow {
   const out: NotebookCell[] = []
   let bytes = 0
@@ -144,23 +119,15 @@ function windowCells(cells: readonly NotebookCell[], offset: number, limit: numb
   return { cells: out, byteCapped: false }
 }
 
-function cutText(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8')
-  if (bytes.length <= maxBytes) return text
-  // Decoding a byte-cut prefix may end in U+FFFD; drop it.
-  return `${bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/u, '')}... (cut to ${maxBytes} bytes)`
-}
-
 function cutCell(cell: NotebookCell, maxBytes: number): NotebookCell {
   const share = Math.max(256, Math.floor(maxBytes / (1 + cell.outputs.length)))
   return {
     ...cell,
-    source: cutText(cell.source, share),
-    outputs: cell.outputs.map((entry) => ({ ...entry, text: cutText(entry.text, share) })),
+    source: cutToBytes(cell.source, share, 'cut'),
+    outputs: cell.outputs.map((entry) => ({ ...entry, text: cutToBytes(entry.text, share, 'cut') })),
   }
 }
 
-/** The notebook reader: the whole file (at most maxFileBytes), cells windowed by offset/limit. */
 export async function readNotebook({ source, config, options }: ReadRequest): Promise<ReadResult> {
   const { target } = source
   const bytes = await source.bytes()
@@ -172,17 +139,8 @@ export async function readNotebook({ source, config, options }: ReadRequest): Pr
     const reason = error instanceof MalformedNotebook ? error.message : 'it is not UTF-8 text'
     throw new FsError(`cannot read "${target.displayPath}": malformed notebook: ${reason}`, 'FS_NOT_TEXT')
   }
-  const window = windowCells(notebook.cells, options.offset, options.limit, config.maxBytes)
-  return {
-    value: {
-      kind: 'notebook',
-      path: target.displayPath,
-      language: notebook.language,
-      startCell: options.offset,
-      totalCells: notebook.cells.length,
-      cells: window.cells,
-      byteCapped: window.byteCapped,
-    },
-    observe: true,
-  }
+  const { language, cells } = notebook
+  const window = windowCells(cells, options.offset, options.limit, config.maxBytes)
+  const value = { kind: 'notebook' as const, path: target.displayPath, language, startCell: options.offset, totalCells: cells.length }
+  return { value: { ...value, ...window }, observe: true }
 }

@@ -1,13 +1,10 @@
-/**
- * The PDF reader: text per page through pdf.js (unpdf's serverless build, pure JS, no external
- * binaries), loaded on first use. `pages` picks pages ("3", "1-5", "2,4-6"); at most
- * MAX_PAGES a call, within maxBytes; the result names the next `pages` value when more remain.
- */
+/** The PDF reader: text per page through pdf.js (unpdf's pure-JS build, loaded on first use), within MAX_PAGES and maxBytes. */
 
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { quoted } from './quote.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
+import { cutToBytes } from './window.ts'
 
 const DEFAULT_PAGES = 10
 const MAX_PAGES = 20
@@ -63,12 +60,6 @@ function pageText(items: readonly object[]): string {
   return text.replace(/[ \t]+\n/gu, '\n').trim()
 }
 
-function cut(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8')
-  if (bytes.length <= maxBytes) return text
-  return `${bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/u, '')}... (page cut to ${maxBytes} bytes)`
-}
-
 export async function readPdf({ source, config, options }: ReadRequest): Promise<ReadResult> {
   const file = JSON.stringify(source.target.displayPath)
   const data = await source.bytes()
@@ -93,14 +84,14 @@ export async function readPdf({ source, config, options }: ReadRequest): Promise
     const pages: PdfRead['pages'] = []
     let bytes = 0
     for (const number of wanted.slice(0, MAX_PAGES)) {
-      if (source.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      if (source.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
       const page = await pdf.getPage(number)
       const text = pageText((await page.getTextContent()).items)
       page.cleanup()
       const size = Buffer.byteLength(text, 'utf8') + 20
       // The first page is always shown (cut if alone too large), so paging never stalls.
       if (pages.length > 0 && bytes + size > config.maxBytes) break
-      pages.push({ number, text: pages.length === 0 ? cut(text, config.maxBytes) : text })
+      pages.push({ number, text: pages.length === 0 ? cutToBytes(text, config.maxBytes, 'page cut') : text })
       bytes += size
     }
     const last = pages.at(-1)?.number ?? total

@@ -2,11 +2,11 @@
 
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import { AttachmentId } from '@deepseek-ai/dsh-attachment'
-import { formatName } from './image.ts'
+import { FORMAT_NAMES } from './image.ts'
 import { formatCell, notebookHeader } from './notebook.ts'
 import { isUnicodeEditable } from './encoding.ts'
 import { NO_TEXT_LAYER, pageRanges } from './pdf.ts'
-import type { ImageValue, NotebookValue, PdfValue, ReadValue, TextValue } from './value.ts'
+import type { ImageValue, NotebookValue, PdfValue, ReadValue, TextValue } from './reader.ts'
 import { numberWidth } from './window.ts'
 
 export function formatBytes(bytes: number): string {
@@ -20,10 +20,6 @@ function encodingNote(encoding: string): string {
   if (isUnicodeEditable(encoding)) return ''
   const name = encoding.startsWith('utf-') ? encoding.toUpperCase() : encoding
   return `\n\n(Decoded from ${name}. Edits must keep this encoding: edit/write would save UTF-8.)`
-}
-
-function renderText(value: TextValue): string {
-  return windowText(value) + encodingNote(value.encoding)
 }
 
 function windowText(value: TextValue): string {
@@ -58,12 +54,10 @@ function renderPdf(value: PdfValue): string {
 }
 
 function renderImage(value: ImageValue): string {
-  const head = `${formatName(value.format)} image, ${value.width}x${value.height} px, ${formatBytes(value.bytes)}`
+  const head = `${FORMAT_NAMES[value.format]} image, ${value.width}x${value.height} px, ${formatBytes(value.bytes)}`
   const shown = value.attached
   if (shown === null) {
-    const why = value.reason === 'no-image-input'
-      ? 'the current model does not take image input'
-      : 'no attachment store is composed'
+    const why = value.reason === 'no-image-input' ? 'the current model does not take image input' : 'no attachment store is composed'
     return `${head}. Not attached: ${why}.`
   }
   const size = `${shown.mediaType}, ${formatBytes(shown.bytes)}`
@@ -74,31 +68,16 @@ function renderImage(value: ImageValue): string {
   return `${head}; attached downscaled to ${shown.width}x${shown.height} px (${size}): ${scale} to locate features in the original.`
 }
 
+const RENDER = {
+  text: (value: TextValue) => windowText(value) + encodingNote(value.encoding),
+  notebook: renderNotebook,
+  pdf: renderPdf,
+  image: renderImage,
+}
+
 export function renderValue(value: ReadValue): ContentBlock[] {
-  switch (value.kind) {
-    case 'text':
-      return [{ type: 'text', text: renderText(value) }]
-    case 'notebook':
-      return [{ type: 'text', text: renderNotebook(value) }]
-    case 'pdf':
-      return [{ type: 'text', text: renderPdf(value) }]
-    case 'image': {
-      const blocks: ContentBlock[] = [{ type: 'text', text: renderImage(value) }]
-      const shown = value.attached
-      if (shown !== null) {
-        blocks.push({
-          type: 'image',
-          attachment: {
-            attachmentId: AttachmentId(shown.attachmentId),
-            mediaType: shown.mediaType,
-            bytes: shown.bytes,
-            width: shown.width,
-            height: shown.height,
-            ...shown.name === undefined ? {} : { name: shown.name },
-          },
-        })
-      }
-      return blocks
-    }
-  }
+  const text = (RENDER[value.kind] as (value: ReadValue) => string)(value)
+  if (value.kind !== 'image' || value.attached === null) return [{ type: 'text', text }]
+  const { attachmentId, ...shown } = value.attached
+  return [{ type: 'text', text }, { type: 'image', attachment: { ...shown, attachmentId: AttachmentId(attachmentId) } }]
 }

@@ -1,14 +1,13 @@
 /**
- * A window computed on raw bytes, decoding only the lines shown. Two codecs: UTF-8 off the local
- * disk (the fast path), which mirrors the provider's stream exactly so it decides alike — 64 KiB
- * chunks from offset 0, a NUL check over the first 8 KiB, fatal UTF-8 decoding with a leading BOM
- * dropped, an incomplete character carried to the next chunk — and the line-safe legacy
- * encodings (see encoding.ts), where every 0x0A byte is a line feed.
+ * A window on raw bytes, decoding only the lines shown: UTF-8 off the local disk, mirroring the
+ * provider's stream so it decides alike (64 KiB chunks, a NUL check over the first 8 KiB, fatal
+ * decoding, BOM dropped, split characters carried), or a line-safe legacy encoding.
  */
 
 import { isUtf8 } from 'node:buffer'
+import iconv from 'iconv-lite'
 import { FsError } from '@deepseek-ai/dsh-fs'
-import { decodeBytes, NUL_SAMPLE } from './encoding.ts'
+import { NUL_SAMPLE } from './encoding.ts'
 import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
 
 /** The provider's stream chunk (fs.createReadStream's default highWaterMark). */
@@ -43,11 +42,7 @@ function validPrefix(tail: Uint8Array): boolean {
 
 /** `encoding` undefined: strict UTF-8 (throws NotText as the provider would); else a line-safe legacy encoding. */
 export async function scanBytes(
-  blocks: AsyncIterable<Buffer>,
-  request: WindowRequest,
-  size: number | undefined,
-  signal: AbortSignal,
-  encoding?: string,
+  blocks: AsyncIterable<Buffer>, request: WindowRequest, size: number | undefined, signal: AbortSignal, encoding?: string,
 ): Promise<TextWindow> {
   const window = new WindowCollector(request)
   const early = size !== undefined && size > EXACT_TOTAL_BYTES
@@ -57,7 +52,7 @@ export async function scanBytes(
   const prefixCap = (request.maxLineLength + 1) * perUnit + perUnit
   const decoder = new TextDecoder('utf-8')
   const decode = (bytes: Buffer, start: number, end: number): string =>
-    utf8 ? bytes.toString('utf8', start, end) : decodeBytes(bytes.subarray(start, end), encoding)
+    utf8 ? bytes.toString('utf8', start, end) : iconv.decode(bytes.subarray(start, end), encoding)
   let parts: Uint8Array[] = []
   let partBytes = 0
   let lineBytes = 0
@@ -80,7 +75,7 @@ export async function scanBytes(
   const finishLine = (): void => {
     const [only] = parts
     const bytes = parts.length === 1 && only !== undefined ? only : Buffer.concat(parts, partBytes)
-    take(utf8 ? decoder.decode(bytes) : decodeBytes(bytes, encoding), partBytes === lineBytes)
+    take(utf8 ? decoder.decode(bytes) : iconv.decode(bytes, encoding), partBytes === lineBytes)
     parts = []
     partBytes = 0
     lineBytes = 0
@@ -108,13 +103,13 @@ export async function scanBytes(
     for (;;) {
       const skip = window.skippable
       if (skip > 0) {
-        // Lines nobody will see are only counted: a tight memchr loop (kept per scanner: see skipLines).
+        // Lines nobody will see are only counted: a tight memchr loop (its twin in scan-text.ts works on strings).
         let counted = 0
         while (counted < skip && (newline = region.indexOf(10, start)) !== -1) {
           counted += 1
           start = newline + 1
         }
-        window.skipLines(counted)
+        window.lineCount += counted
         if (counted < skip) break
         continue
       }
@@ -151,7 +146,7 @@ export async function scanBytes(
   if (carry.length > 0) throw new NotText()
   if (partial) {
     if (window.wantsNext) finishLine()
-    else window.skipLine()
+    else window.lineCount += 1
   }
-  return window.exact()
+  return window.result(window.lineCount, true)
 }

@@ -1,17 +1,11 @@
-/**
- * Scan decoded text chunks (ctx.fs.streamText, or a decoder's output) into a window. Memory holds
- * one chunk and at most maxLineLength + 1 units of the current line.
- */
+/** Decoded text chunks into a window, holding one chunk and at most maxLineLength + 1 units of the current line. */
 
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
 
+/** `counter`: the bytes consumed so far, when the chunks were not UTF-8. */
 export async function scanTextChunks(
-  chunks: AsyncIterable<string> | Iterable<string>,
-  request: WindowRequest,
-  size: number | undefined,
-  signal: AbortSignal,
-  /** Bytes consumed so far, when the chunks were not UTF-8 (for the estimate of a large file's total). */
+  chunks: AsyncIterable<string> | Iterable<string>, request: WindowRequest, size: number | undefined, signal: AbortSignal,
   counter?: { bytes: number },
 ): Promise<TextWindow> {
   const window = new WindowCollector(request)
@@ -41,13 +35,13 @@ export async function scanTextChunks(
     for (;;) {
       const skip = window.skippable
       if (skip > 0) {
-        // The same counting loop as scan-bytes.ts, on decoded text (kept per scanner: see skipLines).
+        // The counting loop of scan-bytes.ts on strings (one shared loop is polymorphic: 35% slower on 1 GiB).
         let counted = 0
         while (counted < skip && (newline = chunk.indexOf('\n', start)) !== -1) {
           counted += 1
           start = newline + 1
         }
-        window.skipLines(counted)
+        window.lineCount += counted
         if (counted < skip) break
         continue
       }
@@ -69,7 +63,7 @@ export async function scanTextChunks(
   }
   if (partial) {
     if (window.wantsNext) window.takeLine(line, !overflow)
-    else window.skipLine()
+    else window.lineCount += 1
   }
-  return window.exact()
+  return window.result(window.lineCount, true)
 }

@@ -1,18 +1,20 @@
-/**
- * The bytes of the file being read, from the local disk when the fast path applies, else through
- * ctx.fs. The provider reads bytes only whole (readBytes has no range), so there a file is read
- * whole only when a reader needs it, and only up to maxFileBytes.
- */
+/** The file's bytes: off the local disk on the fast path, else through ctx.fs (whole, as readBytes has no range; only when needed). */
 
 import { open } from 'node:fs/promises'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import { readsAreLocal } from './local-reads.ts'
 
 /** Bytes the reader table looks at. */
 const HEAD_BYTES = 64
-/** Bytes read per syscall on the local path: a whole number of the provider's 64 KiB chunks. */
+/** Bytes per local read: a whole number of the provider's 64 KiB chunks. */
 const BLOCK = 1024 * 1024
+
+/** The node:fs path of `target` when the provider's reads are the local provider's own, else undefined. */
+export async function localPath(ctx: Context, target: FsTarget): Promise<string | undefined> {
+  return readsAreLocal(ctx.fs) ? ctx.fs.processPath(target) : undefined
+}
 
 export class Source {
   private whole: Promise<Uint8Array> | undefined
@@ -23,25 +25,17 @@ export class Source {
     readonly target: FsTarget,
     readonly info: FsInfo,
     readonly maxFileBytes: number,
-    /** The node:fs path when the local fast path applies. */
     readonly local: string | undefined,
   ) {}
 
-  get signal(): AbortSignal {
-    return this.exec.signal
-  }
-
-  /**
-   * The first bytes, to pick a reader. Through a provider: the first chunk of its UTF-8 stream,
-   * else (not UTF-8) the whole file when it may be read whole; empty when nothing can be seen.
-   */
+  /** The first bytes, to pick a reader; through a provider, of its UTF-8 stream, else of the whole file (when not too large). */
   async head(): Promise<Uint8Array> {
     if (this.local !== undefined) {
       for await (const block of this.chunks(HEAD_BYTES)) return block
       return new Uint8Array(0)
     }
     try {
-      for await (const text of await this.ctx.fs.streamText(this.target, this.signal)) {
+      for await (const text of await this.ctx.fs.streamText(this.target, this.exec.signal)) {
         if (text !== '') return Buffer.from(text.slice(0, HEAD_BYTES))
       }
       return new Uint8Array(0)
@@ -56,20 +50,13 @@ export class Source {
   bytes(): Promise<Uint8Array> {
     const size = this.info.size
     if (size !== undefined && size > this.maxFileBytes) {
-      return Promise.reject(new FsError(
-        `cannot read "${this.target.displayPath}": ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`,
-        'FS_TOO_LARGE',
-      ))
+      return Promise.reject(new FsError(`cannot read "${this.target.displayPath}": ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE'))
     }
-    this.whole ??= this.ctx.fs.readBytes(this.target, this.signal, this.maxFileBytes)
+    this.whole ??= this.ctx.fs.readBytes(this.target, this.exec.signal, this.maxFileBytes)
     return this.whole
   }
 
-  /**
-   * The file in order: 1 MiB blocks off the local disk, else the whole file as one chunk. With
-   * `reuse`, one buffer serves every block (a consumer that keeps nothing of a block past the next
-   * one): a fresh 1 MiB allocation per block costs a window near the end of 1 GiB about 40%.
-   */
+  /** The file in order: 1 MiB local blocks, else the whole file; `reuse` shares one buffer (a fresh one per block costs ~40%). */
   async *chunks(blockBytes = BLOCK, reuse = false): AsyncIterable<Buffer> {
     if (this.local === undefined) {
       const bytes = await this.bytes()
@@ -81,7 +68,7 @@ export class Source {
     try {
       let position = 0
       for (;;) {
-        if (this.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+        if (this.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
         const block = shared ?? Buffer.allocUnsafe(blockBytes)
         let filled = 0
         while (filled < blockBytes) {

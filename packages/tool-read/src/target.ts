@@ -2,18 +2,15 @@
 
 import { readdir, realpath } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { distance } from 'fastest-levenshtein'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { localPath } from './local.ts'
+import { localPath } from './source.ts'
 
-/** `fastPath: false` forces the provider path (the differential test compares both). */
-export interface LookupOptions {
-  fastPath?: boolean
-}
-
+/** The target's stat, or a clear error; `fastPath: false` forces the provider path (the differential test compares both). */
 export async function statRegular(
-  ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string, options: LookupOptions = {},
+  ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string, options: { fastPath?: boolean } = {},
 ): Promise<FsInfo> {
   const info = await ctx.fs.stat(target, exec.signal)
   if (info === undefined) {
@@ -29,7 +26,9 @@ export async function statRegular(
   return info
 }
 
-async function notFound(ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string, options: LookupOptions): Promise<FsError> {
+async function notFound(
+  ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string, options: { fastPath?: boolean },
+): Promise<FsError> {
   const parentPath = dirname(target.displayPath)
   const head = `cannot read "${target.displayPath}": file not found`
   let names: string[]
@@ -56,11 +55,7 @@ async function notFound(ctx: Context, exec: ToolExecution, target: FsTarget, lis
     : new FsError(`${head} — use ${listTool} to see what is in ${parentPath}`, 'FS_NOT_FOUND')
 }
 
-/**
- * The plain local provider's listDir names, without its realpath and stat of every child (seconds
- * on 100k entries): one readdir. Only a symlink can make the provider's listing fail (a loop, a
- * path through a file), so only symlinks are resolved, failing alike; a dangling one lists.
- */
+/** listDir's names by one readdir, without its realpath and stat per child; only symlinks, which can fail it, are resolved. */
 async function localNames(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true })
   for (const entry of entries) {
@@ -82,31 +77,12 @@ function suggest(wanted: string, names: readonly string[]): string[] {
   const scored: { name: string, score: number }[] = []
   for (const name of names) {
     const lower = name.toLowerCase()
-    const nameStem = lower.replace(/\.[^.]*$/, '')
-    let score = distance(want, lower, budget)
-    if (stem !== '' && nameStem === stem) score = Math.min(score, 1)
+    // The length difference alone rules most names out without the full distance.
+    let score = Math.abs(want.length - lower.length) > budget ? budget + 1 : distance(want, lower)
+    if (stem !== '' && lower.replace(/\.[^.]*$/, '') === stem) score = Math.min(score, 1)
     if (score <= budget) scored.push({ name, score })
   }
   // A total order (localeCompare ties distinct names, e.g. NFC and NFD), so the listing order never matters.
   scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   return scored.slice(0, 3).map((entry) => entry.name)
-}
-
-/** Levenshtein distance, giving up (budget + 1) once it must exceed `budget`. */
-function distance(a: string, b: string, budget: number): number {
-  if (Math.abs(a.length - b.length) > budget) return budget + 1
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i]
-    let best = i
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      const value = Math.min((previous[j] ?? budget) + 1, (current[j - 1] ?? budget) + 1, (previous[j - 1] ?? budget) + cost)
-      current.push(value)
-      best = Math.min(best, value)
-    }
-    if (best > budget) return budget + 1
-    previous = current
-  }
-  return previous[b.length] ?? budget + 1
 }

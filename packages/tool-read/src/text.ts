@@ -1,16 +1,7 @@
-/**
- * The text reader, decoding end to end: an `encoding` argument, else a BOM (UTF-8, UTF-16,
- * UTF-32), else strict UTF-8, else a legacy encoding detected on a bounded sample, else binary.
- * UTF-8 streams through the provider (or the proven-identical local fast path); other encodings
- * are decoded as a stream off the local disk, or from the whole file through a provider.
- */
+/** The text reader: `encoding`, else a BOM, else strict UTF-8, else a legacy encoding detected on a sample, else binary. */
 
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
-import { HarnessError } from '@deepseek-ai/dsh-llm'
-import {
-  bomEncoding, decodeChunks, detectionSample, detectLegacy, isUnicodeEditable, isUtf8Label, knownEncoding, lineSafe,
-} from './encoding.ts'
-import { quoted } from './quote.ts'
+import { bomEncoding, decodeChunks, detectionSample, detectLegacy, isUnicodeEditable, lineSafe } from './encoding.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
 import { NotText, scanBytes } from './scan-bytes.ts'
 import { scanTextChunks } from './scan-text.ts'
@@ -23,33 +14,17 @@ export type TextRead = TextWindow & {
 }
 
 function binaryError(target: FsTarget): FsError {
-  return new FsError(
-    `cannot read "${target.displayPath}": binary file (NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`,
-    'FS_NOT_TEXT',
-  )
-}
-
-export function checkEncoding(label: string | undefined): void {
-  if (label !== undefined && !knownEncoding(label)) {
-    throw new HarnessError(`encoding ${quoted(label)} is not an encoding read_file knows; use a label such as gbk, big5, shift_jis, euc-jp, euc-kr, windows-1252 or utf-16le, or omit it to detect`, 'INVALID_ARGS')
-  }
-}
-
-function isNotText(error: unknown): boolean {
-  return error instanceof NotText || (error instanceof FsError && error.code === 'FS_NOT_TEXT')
+  return new FsError(`cannot read "${target.displayPath}": binary file (NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`, 'FS_NOT_TEXT')
 }
 
 /** Through a provider, non-UTF-8 text is read whole: over maxFileBytes its encoding is not checked. */
 function unchecked(source: Source, error: unknown): unknown {
   if (!(error instanceof FsError && error.code === 'FS_TOO_LARGE')) return error
-  return new FsError(
-    `cannot read "${source.target.displayPath}": not UTF-8 text, and this file system provider reads other text whole, so a file over maxFileBytes (${source.maxFileBytes}) is not decoded — convert it to UTF-8, read a smaller file, or raise maxFileBytes in tool-read's config`,
-    'FS_TOO_LARGE',
-  )
+  return new FsError(`cannot read "${source.target.displayPath}": not UTF-8 text, and this file system provider reads other text whole, so a file over maxFileBytes (${source.maxFileBytes}) is not decoded — convert it to UTF-8, read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
 }
 
 async function decodeAs(source: Source, request: WindowRequest, encoding: string): Promise<TextRead> {
-  const { info, signal } = source
+  const { info, exec: { signal } } = source
   try {
     if (lineSafe(encoding)) return { ...await scanBytes(source.chunks(undefined, true), request, info.size, signal, encoding), encoding }
     const counter = { bytes: 0 }
@@ -60,31 +35,29 @@ async function decodeAs(source: Source, request: WindowRequest, encoding: string
 }
 
 async function readUtf8(source: Source, request: WindowRequest): Promise<TextRead | undefined> {
-  const { ctx, target, info, signal, local } = source
+  const { ctx, target, info, exec: { signal }, local } = source
   try {
     const window = local !== undefined
       ? await scanBytes(source.chunks(undefined, true), request, info.size, signal)
       : await scanTextChunks(await ctx.fs.streamText(target, signal), request, info.size, signal)
     return { ...window, encoding: 'utf-8' }
   } catch (error) {
-    if (isNotText(error)) return undefined
+    if (error instanceof NotText || (error instanceof FsError && error.code === 'FS_NOT_TEXT')) return undefined
     throw error
   }
 }
 
 async function decide(source: Source, request: WindowRequest, label: string | undefined): Promise<TextRead> {
-  if (label !== undefined && !isUtf8Label(label)) return await decodeAs(source, request, label.toLowerCase())
+  const utf8Label = label?.toLowerCase().replace(/[^a-z0-9]/gu, '') === 'utf8'
+  if (label !== undefined && !utf8Label) return await decodeAs(source, request, label.toLowerCase())
   const bom = label === undefined ? bomEncoding(await source.head()) : undefined
   if (bom !== undefined) return await decodeAs(source, request, bom)
   const utf8 = await readUtf8(source, request)
   if (utf8 !== undefined) return utf8
   if (label !== undefined) throw binaryError(source.target)
-  let sample
-  try {
-    sample = await detectionSample(source.chunks())
-  } catch (error) {
+  const sample = await detectionSample(source.chunks()).catch((error: unknown) => {
     throw unchecked(source, error)
-  }
+  })
   const legacy = sample === undefined ? undefined : detectLegacy(sample)
   if (legacy === undefined) throw binaryError(source.target)
   return await decodeAs(source, request, legacy)

@@ -4,30 +4,21 @@ import { extname } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsErrorCode } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { defineTool, type ToolDefinition, type ToolRunContext } from '@deepseek-ai/dsh-tools'
+import type { JsonValue } from '@deepseek-ai/dsh-session'
+import { defineTool, type GenericCallView, type ToolDefinition, type ToolResult, type ToolResultView } from '@deepseek-ai/dsh-tools'
 import type { Config } from './config.ts'
+import { checkEncoding } from './encoding.ts'
 import { imageFormatForPath, readImage, sniffImage } from './image.ts'
-import { localPath } from './local.ts'
 import { readNotebook } from './notebook.ts'
 import { isPdf, readPdf } from './pdf.ts'
-import { presentCall, presentResult, presentationMeta } from './present.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { quoted } from './quote.ts'
-import type { ReadOptions, Reader } from './reader.ts'
+import type { Reader, ReadValue } from './reader.ts'
 import { renderValue } from './render.ts'
-import { Source } from './source.ts'
+import { localPath, Source } from './source.ts'
 import { statRegular } from './target.ts'
-import { checkEncoding, readText } from './text.ts'
-import type { ReadValue } from './value.ts'
+import { readText } from './text.ts'
 import { place, type OutsideGate } from './workspace.ts'
-
-interface ReadArgs {
-  file_path: string
-  offset?: number
-  limit?: number
-  encoding?: string
-  pages?: string
-}
 
 type Kind = 'text' | 'image' | 'notebook' | 'pdf'
 
@@ -40,6 +31,37 @@ function pick(head: Uint8Array, path: string): Kind {
   const sniffed = sniffImage(head)
   if (imageFormatForPath(path) !== undefined || (sniffed !== undefined && sniffed !== 'bmp')) return 'image'
   return extname(path).toLowerCase() === '.ipynb' ? 'notebook' : 'text'
+}
+
+type ReadArgsView = { file_path: string, offset?: number, limit?: number }
+
+export function presentCall(args: ReadArgsView): GenericCallView {
+  const { offset, limit } = args
+  const window = limit !== undefined
+    ? ` (${offset ?? 1} - ${(offset ?? 1) + limit - 1})`
+    : offset !== undefined ? ` (from ${offset})` : ''
+  return {
+    card: 'generic',
+    title: `Read ${args.file_path}${window}`,
+    kind: 'read',
+    locations: [{ path: args.file_path, line: offset ?? 1 }],
+  }
+}
+
+/** A text read's window, for the read card on replay; lines as one string (the host freezes meta node by node: 2000 objects cost more). */
+function presentationMeta(value: ReadValue): JsonValue {
+  if (value.kind !== 'text') return { kind: value.kind, path: value.path }
+  return { kind: 'text', path: value.path, offset: value.startLine, text: value.lines.join('\n'), count: value.lines.length, totalLines: value.totalLines }
+}
+
+export function presentResult(_args: ReadArgsView, result: ToolResult): ToolResultView | undefined {
+  // Replayed meta is untrusted JSON: anything but a well-formed text window gets the generic card.
+  const { kind, path, offset, text, count, totalLines } = (result.meta ?? {}) as Record<string, unknown>
+  if (result.isError || kind !== 'text' || typeof path !== 'string' || typeof text !== 'string') return undefined
+  if (!Number.isInteger(offset) || !Number.isInteger(count) || !Number.isInteger(totalLines)) return undefined
+  const first = offset as number
+  const lines = count === 0 ? [] : text.split('\n').map((line, i) => ({ number: first + i, text: line }))
+  return { card: 'read', path, offset: first, lines, totalLines: totalLines as number, content: result.content }
 }
 
 function positive(value: number | undefined, name: string, fallback: number): number {
@@ -69,7 +91,42 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
     // Reads change nothing; a racing write only makes a later guarded edit fail stale.
     isConcurrencySafe: () => true,
     async execute(args, exec) {
-      return await execute(ctx, config, gate, args, exec)
+      const path = args.file_path
+      if (path.trim() === '') throw new HarnessError('file_path must not be empty; pass the path of a file', 'INVALID_ARGS')
+      // Node refuses NUL in a path with a message that names no argument.
+      if (path.includes('\0')) throw new HarnessError(`file_path must not contain a NUL character (got ${quoted(path)}); pass the path of a file`, 'INVALID_ARGS')
+      checkEncoding(args.encoding)
+      const options = {
+        offset: positive(args.offset, 'offset', 1),
+        // A limit above the cap is served up to the cap; the footer says how to continue.
+        limit: Math.min(positive(args.limit, 'limit', config.maxEntries), config.maxEntries),
+        encoding: args.encoding,
+        pages: args.pages,
+      }
+      // The outside-workspace policy ran as a tools/pre-execute gate; check again what we open.
+      const placement = await place(ctx, exec, path).catch((error: unknown) => {
+        throw osError(error, quoted(path))
+      })
+      gate.verify(exec, path, placement)
+      const { target } = placement
+      try {
+        const info = await statRegular(ctx, exec, target, 'list_directory')
+        const source = new Source(ctx, exec, target, info, config.maxFileBytes, await localPath(ctx, target))
+        const kind = pick(await source.head(), target.displayPath)
+        const file = `${JSON.stringify(target.displayPath)} is ${KIND_NAMES[kind]}`
+        if (options.pages !== undefined && kind !== 'pdf') {
+          throw new HarnessError(`pages applies to PDF files; ${file} — omit pages, and use offset/limit for lines`, 'INVALID_ARGS')
+        }
+        if (options.encoding !== undefined && kind !== 'text') {
+          throw new HarnessError(`encoding applies to text files; ${file} — omit encoding`, 'INVALID_ARGS')
+        }
+        const { value, observe } = await READERS[kind]({ source, config, options })
+        // Record what the model has now seen, so dsh-tool-fs's write/edit accept a follow-up edit.
+        if (observe) ctx.emit('fs/observed', target, { kind: 'present', version: info.version }, exec)
+        return value
+      } catch (error) {
+        throw osError(error, JSON.stringify(target.displayPath))
+      }
     },
     presentCall,
     presentResult,
@@ -77,52 +134,7 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
   return blanksAsAbsent(tool, ['file_path'])
 }
 
-async function execute(ctx: Context, config: Config, gate: OutsideGate, args: ReadArgs, exec: ToolRunContext): Promise<ReadValue> {
-  if (args.file_path.trim() === '') throw new HarnessError('file_path must not be empty; pass the path of a file', 'INVALID_ARGS')
-  // Node refuses NUL in a path with a message that names no argument.
-  if (args.file_path.includes('\0')) throw new HarnessError(`file_path must not contain a NUL character (got ${quoted(args.file_path)}); pass the path of a file`, 'INVALID_ARGS')
-  checkEncoding(args.encoding)
-  const options: ReadOptions = {
-    offset: positive(args.offset, 'offset', 1),
-    // A limit above the cap is served up to the cap; the footer says how to continue.
-    limit: Math.min(positive(args.limit, 'limit', config.maxEntries), config.maxEntries),
-    ...args.encoding === undefined ? {} : { encoding: args.encoding },
-    ...args.pages === undefined ? {} : { pages: args.pages },
-  }
-
-  // The outside-workspace policy ran as a tools/pre-execute gate; check again what we open.
-  let placement
-  try {
-    placement = await place(ctx, exec, args.file_path)
-  } catch (error) {
-    throw osError(error, quoted(args.file_path))
-  }
-  gate.verify(exec, args.file_path, placement)
-  const { target } = placement
-  try {
-    const info = await statRegular(ctx, exec, target, 'list_directory')
-    const source = new Source(ctx, exec, target, info, config.maxFileBytes, await localPath(ctx, target))
-    const kind = pick(await source.head(), target.displayPath)
-    const file = `${JSON.stringify(target.displayPath)} is ${KIND_NAMES[kind]}`
-    if (options.pages !== undefined && kind !== 'pdf') {
-      throw new HarnessError(`pages applies to PDF files; ${file} — omit pages, and use offset/limit for lines`, 'INVALID_ARGS')
-    }
-    if (options.encoding !== undefined && kind !== 'text') {
-      throw new HarnessError(`encoding applies to text files; ${file} — omit encoding`, 'INVALID_ARGS')
-    }
-    const { value, observe } = await READERS[kind]({ source, config, options })
-    // Record what the model has now seen, so dsh-tool-fs's write/edit accept a follow-up edit.
-    if (observe) ctx.emit('fs/observed', target, { kind: 'present', version: info.version }, exec)
-    return value
-  } catch (error) {
-    throw osError(error, JSON.stringify(target.displayPath))
-  }
-}
-
-/**
- * A raw OS error (from realpath, open or read: a name too long, a symlink loop, permission
- * denied, a file that vanished) as an FsError that names the file; the host's own errors pass.
- */
+/** A raw OS error (a name too long, a symlink loop, permission denied, a vanished file) as an FsError naming the file. */
 function osError(error: unknown, file: string): unknown {
   const code = (error as { code?: unknown } | null)?.code
   if (error instanceof HarnessError || typeof code !== 'string' || !code.startsWith('E')) return error

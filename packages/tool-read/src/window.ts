@@ -1,8 +1,4 @@
-/**
- * The text window both read paths share: which lines are kept, how a long line is cut, where the
- * byte budget stops, and how the total is reported. Pure bookkeeping, fed one line at a time, so
- * the provider path (decoded strings) and the local fast path (raw bytes) decide alike.
- */
+/** The text window both scanners share, fed one line at a time so both paths decide alike. */
 
 /** Files up to this size get an exact line total; past it the scan stops after the window. */
 export const EXACT_TOTAL_BYTES = 64 * 1024 * 1024
@@ -16,10 +12,7 @@ export interface WindowRequest {
   maxBytes: number
 }
 
-/**
- * A window of a text file: the canonical shape of a text read before the path is attached. A type
- * alias, not an interface, so the canonical value built from it is assignable to JsonValue.
- */
+/** A text read before the path is attached (a type alias, so the value is assignable to JsonValue). */
 export type TextWindow = {
   startLine: number
   lines: string[]
@@ -32,22 +25,22 @@ export type TextWindow = {
   byteCapped: boolean
 }
 
-/**
- * The width line numbers are padded to: the file's last line number when the total is exact,
- * else the last line shown (an estimate is no line number).
- */
+/** The width line numbers are padded to: the last line's, or the last shown when the total is an estimate. */
 export function numberWidth(startLine: number, count: number, totalLines: number, totalExact: boolean): number {
   return String(totalExact ? totalLines : startLine + count - 1).length
-}
-
-function lineCutMarker(maxLineLength: number): string {
-  return `... (line truncated to ${maxLineLength} chars)`
 }
 
 /** Cut to `max` UTF-16 units without leaving half a surrogate pair. */
 function cutAt(text: string, max: number): string {
   const code = text.charCodeAt(max - 1)
   return code >= 0xd800 && code <= 0xdbff ? text.slice(0, max - 1) : text.slice(0, max)
+}
+
+/** Cut to `maxBytes` of UTF-8, dropping the U+FFFD a split character decodes to, and say so. */
+export function cutToBytes(text: string, maxBytes: number, what: string): string {
+  const bytes = Buffer.from(text, 'utf8')
+  if (bytes.length <= maxBytes) return text
+  return `${bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/u, '')}... (${what} to ${maxBytes} bytes)`
 }
 
 export class WindowCollector {
@@ -57,9 +50,7 @@ export class WindowCollector {
   byteCapped = false
   /** Rendered bytes of the kept rows, counting each number at its own width (a lower bound). */
   private bytes = 0
-  /** UTF-8 bytes of each kept line's text. */
   private readonly textBytes: number[] = []
-  /** Indexes of the kept lines cut at maxLineLength. */
   private readonly cutIndexes: number[] = []
 
   constructor(readonly request: WindowRequest) {}
@@ -68,13 +59,8 @@ export class WindowCollector {
     return this.byteCapped || this.lines.length >= this.request.limit
   }
 
-  /** Whether the next line's text is needed. */
   get wantsNext(): boolean {
     return !this.full && this.lineCount + 1 >= this.request.offset
-  }
-
-  skipLine(): void {
-    this.lineCount += 1
   }
 
   /** How many next lines need no text (before the window, or any once it is full). */
@@ -82,29 +68,13 @@ export class WindowCollector {
     return this.full ? Number.POSITIVE_INFINITY : Math.max(0, this.request.offset - 1 - this.lineCount)
   }
 
-  /**
-   * Count `count` lines that needed no text. The counting loop itself stays in each scanner, on
-   * purpose: one loop shared by the string scan and the Buffer scan makes its indexOf call site
-   * polymorphic, and a window near the end of 1 GiB took 1040 ms instead of 770 ms (bench/read,
-   * both paths in one process, A/B in the same runs).
-   */
-  skipLines(count: number): void {
-    this.lineCount += count
-  }
-
-  /**
-   * Keep the next line. `prefix` holds at most maxLineLength + 1 units of it; `whole` says
-   * whether that is the entire line (only then may a trailing CR be a line ending).
-   */
+  /** Keep the next line: `prefix` is at most maxLineLength + 1 units of it, `whole` if that is all (only then is a CR an ending). */
   takeLine(prefix: string, whole: boolean): void {
     this.lineCount += 1
     const { maxLineLength, maxBytes } = this.request
     let text = whole && prefix.endsWith('\r') ? prefix.slice(0, -1) : prefix
-    let cut = false
-    if (text.length > maxLineLength) {
-      text = cutAt(text, maxLineLength) + lineCutMarker(maxLineLength)
-      cut = true
-    }
+    const cut = text.length > maxLineLength
+    if (cut) text = `${cutAt(text, maxLineLength)}... (line truncated to ${maxLineLength} chars)`
     const bytes = Buffer.byteLength(text, 'utf8')
     // Number, TAB, text, newline. The padding is known only once the total is: result() trims.
     const row = String(this.request.offset + this.lines.length).length + 2 + bytes
@@ -119,26 +89,12 @@ export class WindowCollector {
     this.textBytes.push(bytes)
   }
 
-  /**
-   * Whether a scan of a file too large for an exact total may stop here: the window is complete
-   * and a line beyond it is known to exist. `partial` says whether an unterminated line has begun.
-   */
+  /** Whether a scan without an exact total may stop: the window is full and a later line exists (`partial`: one has begun). */
   canStop(partial: boolean): boolean {
-    if (!this.full) return false
-    const lastShown = this.request.offset + this.lines.length - 1
-    return this.lineCount + (partial ? 1 : 0) > lastShown
+    return this.full && this.lineCount + (partial ? 1 : 0) >= this.request.offset + this.lines.length
   }
 
-  /** The window at end of file: the total is exact. */
-  exact(): TextWindow {
-    return this.result(this.lineCount, true)
-  }
-
-  /**
-   * The window of a scan stopped early: the total is an estimate from the file size and the
-   * lines per byte seen so far, rounded to three significant digits so it reads as one, and
-   * never below the lines already counted.
-   */
+  /** The window of a scan stopped early: the total estimated from lines per byte so far, to three significant digits. */
   estimate(size: number, bytesSeen: number, partial: boolean): TextWindow {
     const seen = this.lineCount + (partial ? 1 : 0)
     const raw = bytesSeen > 0 ? size * (this.lineCount / bytesSeen) : seen
@@ -146,11 +102,8 @@ export class WindowCollector {
     return this.result(Math.max(seen, Math.round(raw / magnitude) * magnitude), false)
   }
 
-  /**
-   * The window, its rows now measured at the final number width: trailing rows that overflow
-   * maxBytes once padded are dropped (never the first), so the rendered rows fit the budget.
-   */
-  private result(totalLines: number, totalExact: boolean): TextWindow {
+  /** The window with rows measured at the final number width: rows that overflow once padded go (never the first). */
+  result(totalLines: number, totalExact: boolean): TextWindow {
     const { offset, maxBytes } = this.request
     let count = this.lines.length
     let text = this.textBytes.reduce((sum, bytes) => sum + bytes, 0)
