@@ -1,19 +1,18 @@
-/**
- * The `backgroundShells` service: every shell this plugin started, by id, with its live
- * process group behind it. kill_shell and read_file reach shells only through it.
- */
+/** The `backgroundShells` service: every shell this plugin started, by id, with its process group. */
 import { randomInt } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShell } from './background.ts'
+import { scanGroups } from './group.ts'
 import type { HostDir } from './leftovers.ts'
 import { liveness } from './liveness.ts'
-import { protectedPids, scanShells } from './process-group.ts'
+import { protectedPids } from './process-group.ts'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
 import { DEFAULT_KILL } from './terminate.ts'
 
 const HOUR_MS = 60 * 60 * 1000
+/** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200
 const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 
@@ -26,35 +25,30 @@ export class ShellRegistry implements BackgroundShellRegistry {
   private readonly entries = new Map<string, Entry>()
   defaultKill: KillRequest = DEFAULT_KILL
   stopTool: string | undefined
-  /** Said once by /tasks: the shells of dead hosts this one stopped at start. */
+  /** Said once by /tasks: the shells of dead hosts stopped at start. */
   leftoverNotice: string | undefined
   readonly logDir: string
   private saving: NodeJS.Timeout | undefined
 
-  constructor(private readonly host: HostDir) {
+  constructor(readonly host: HostDir) {
     this.logDir = host.logDir
   }
 
-  /** `DSH_BG_HOST=…`: this host's mark, on every process of its shells. */
-  get hostMark(): string {
-    return this.host.mark
+  /** Running shells this plugin started. */
+  private live(): BackgroundShell[] {
+    return [...this.entries.values()].flatMap((entry) => entry.shell !== undefined && entry.record.status === 'running' ? [entry.shell] : [])
   }
 
-  /**
-   * Keep the crash record's list in step with the running shells, off the launch path (a
-   * sync file write, at most one per `SAVE_DELAY_MS`). Crash cleanup does not depend on it: it
-   * goes by the host mark.
-   */
   private saveRunning(): void {
     if (this.saving !== undefined) return
     this.saving = setTimeout(() => {
       this.saving = undefined
-      this.host.save([...this.entries.values()].filter((entry) => entry.shell !== undefined && entry.record.status === 'running').map((entry) => entry.record.id))
+      this.host.save(this.live().map((shell) => shell.record.id))
     }, SAVE_DELAY_MS)
     this.saving.unref()
   }
 
-  /** A fresh `bg-xxxxxx` id no shell of this registry has. */
+  /** A fresh `bg-xxxxxx` id. */
   newId(): string {
     for (;;) {
       let id = 'bg-'
@@ -63,17 +57,14 @@ export class ShellRegistry implements BackgroundShellRegistry {
     }
   }
 
-  register(record: ShellRecord): void {
+  register(record: ShellRecord, shell?: BackgroundShell): void {
     if (this.entries.has(record.id)) throw new HarnessError(`shell ${record.id} is already registered — pick a new id`, 'SHELL_EXISTS')
     this.prune()
-    this.entries.set(record.id, { record })
+    this.entries.set(record.id, shell === undefined ? { record } : { record, shell })
   }
 
-  /** Register a shell this plugin started, with its process group. */
   track(shell: BackgroundShell): void {
-    this.register(shell.record)
-    const entry = this.entries.get(shell.record.id)
-    if (entry !== undefined) entry.shell = shell
+    this.register(shell.record, shell)
     this.saveRunning()
     void shell.settled.then(() => this.saveRunning())
   }
@@ -82,12 +73,9 @@ export class ShellRegistry implements BackgroundShellRegistry {
     return liveness(record, Date.now())
   }
 
-  private view(entry: Entry | undefined): ShellRecord | undefined {
-    return entry?.shell?.sync() ?? entry?.record
-  }
-
   get(id: string): ShellRecord | undefined {
-    return this.view(this.entries.get(id))
+    const entry = this.entries.get(id)
+    return entry?.shell?.sync() ?? entry?.record
   }
 
   find(idOrJobId: string): ShellRecord | undefined {
@@ -95,45 +83,32 @@ export class ShellRegistry implements BackgroundShellRegistry {
   }
 
   list(): ShellRecord[] {
-    return [...this.entries.values()].map((entry) => this.view(entry) as ShellRecord)
+    return [...this.entries.values()].map((entry) => entry.shell?.sync() ?? entry.record)
   }
 
   running(owner?: string): ShellRecord[] {
     return this.list().filter((record) => record.status === 'running' && (owner === undefined || record.owner === owner))
   }
 
-  /**
-   * Drop a finished shell's record and its log; false for a running or unknown shell. The log
-   * goes too: once the record is gone, prune can no longer find it, and it would stay on disk
-   * until the plugin stops.
-   */
+  /** Drop a finished shell's record and its log; false for a running or unknown shell. */
   remove(id: string): boolean {
     const entry = this.entries.get(id)
     if (entry === undefined || entry.record.status === 'running') return false
-    this.entries.delete(id)
-    this.removeLog(entry.record.output_file)
+    this.drop(entry.record)
     return true
   }
 
   prune(maxAgeMs = HOUR_MS): number {
     const cutoff = Date.now() - maxAgeMs
-    let pruned = 0
-    for (const [id, { record }] of this.entries) {
-      if (record.status === 'running' || record.ended_at === null || Date.parse(record.ended_at) > cutoff) continue
-      this.entries.delete(id)
-      this.removeLog(record.output_file)
-      pruned++
-    }
-    return pruned
+    const old = this.list().filter((record) => record.status !== 'running' && record.ended_at !== null && Date.parse(record.ended_at) <= cutoff)
+    for (const record of old) this.drop(record)
+    return old.length
   }
 
-  /**
-   * Delete a log, but only one of ours: register() takes records from other plugins, whose
-   * output_file may be any path — dropping their record must never delete that file.
-   */
-  private removeLog(path: string): void {
-    if (dirname(resolve(path)) !== this.logDir) return
-    rmSync(path, { force: true })
+  private drop(record: ShellRecord): void {
+    this.entries.delete(record.id)
+    // Only a log of ours: a record registered from outside may name any file.
+    if (dirname(resolve(record.output_file)) === this.logDir) rmSync(record.output_file, { force: true })
   }
 
   terminate(id: string, request: KillRequest): Promise<KillOutcome> {
@@ -169,38 +144,20 @@ export class ShellRegistry implements BackgroundShellRegistry {
 
   /** Kill every running shell and wait for each to settle (plugin dispose). */
   async terminateAll(request: KillRequest): Promise<void> {
-    const live = [...this.entries.values()].flatMap((entry) => entry.shell !== undefined && entry.record.status === 'running' ? [entry.shell] : [])
-    await Promise.all(live.map((shell) => shell.terminate(request)))
+    await Promise.all(this.live().map((shell) => shell.terminate(request)))
   }
 
-  /**
-   * Kill every running shell without yielding to the event loop (process exit): SIGTERM, up
-   * to `graceMs` for them to empty, then SIGKILL what is left. One /proc pass a poll for all.
-   */
+  /** Kill every running shell without yielding to the event loop (process exit): SIGTERM, up to `graceMs`, SIGKILL. */
   terminateAllSync(graceMs: number): void {
-    const live = [...this.entries.values()].flatMap((entry) => entry.shell !== undefined && entry.record.status === 'running' ? [entry.shell.group] : [])
-    let alive = live.filter((group) => group.signal('SIGTERM'))
+    let alive = this.live().map((shell) => shell.group).filter((group) => group.signal('SIGTERM'))
     const sleeper = new Int32Array(new SharedArrayBuffer(4))
     const deadline = Date.now() + graceMs
     while (alive.length > 0 && Date.now() < deadline) {
       Atomics.wait(sleeper, 0, 0, 5)
-      const looking = alive.flatMap((group) => {
-        const target = group.target()
-        return target === undefined ? [] : [{ group, target }]
-      })
-      const found = scanShells(looking.map((each) => each.target))
-      alive = looking.filter((each, i) => {
-        const result = each.group.observe(found[i] ?? { group: [], marked: [] })
-        // An unreaped (zombie) leader is not counted: the blocked event loop cannot reap it.
-        return result.group.length + result.marked.length > 0
-      }).map((each) => each.group)
+      alive = scanGroups(alive)
     }
     for (const group of alive) group.signal('SIGKILL')
     // No timer runs before the process ends: deliver the SIGKILL owed to marked processes now.
-    const last = alive.flatMap((group) => {
-      const target = group.target()
-      return target === undefined ? [] : [{ group, target }]
-    })
-    scanShells(last.map((each) => each.target)).forEach((found, i) => last[i]?.group.observe(found))
+    scanGroups(alive)
   }
 }

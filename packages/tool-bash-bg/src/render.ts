@@ -1,6 +1,6 @@
 /** Pure: the canonical bash_bg value -> the text the model reads. */
 
-interface StreamValue {
+export interface StreamValue {
   text: string
   /** Bytes cut from the start of the stream. */
   cut: number

@@ -14,15 +14,13 @@ import { render, type BackgroundValue, type ForegroundValue } from './render.ts'
 import { stopToolOf } from './tasks.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { liveness } from './liveness.ts'
-import { compileWaitFor, waitForLine } from './wait-for.ts'
+import { waitForLine } from './wait-for.ts'
 
 declare module '@deepseek-ai/dsh-jobs' {
   interface JobKindMap {
     bash_bg: 'bash_bg'
   }
 }
-
-const JOB_KIND = 'bash_bg'
 
 /** Linux's MAX_ARG_STRLEN (32 pages, its NUL included): the longest `bash -c` command that can spawn. */
 const MAX_COMMAND_BYTES = 131_071
@@ -67,14 +65,13 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       if (args.run_in_background !== true) {
         throw new HarnessError('invalid wait_for: it waits for a line of a background shell — add run_in_background: true, or omit wait_for', 'INVALID_ARGS')
       }
-      const compiled = compileWaitFor(args.wait_for)
-      if (!(compiled instanceof RegExp)) {
-        throw new HarnessError(`invalid wait_for: ${JSON.stringify(args.wait_for)} is not a JavaScript regular expression (${compiled.error}) — escape special characters with \\, e.g. "listening on port \\d+"`, 'INVALID_ARGS')
+      try {
+        pattern = new RegExp(args.wait_for)
+      } catch (error) {
+        throw new HarnessError(`invalid wait_for: ${JSON.stringify(args.wait_for)} is not a JavaScript regular expression (${(error as Error).message}) — escape special characters with \\, e.g. "listening on port \\d+"`, 'INVALID_ARGS')
       }
-      pattern = compiled
     }
-    // A background shell has no timeout: the value says it was ignored (DESIGN §6), whatever it
-    // was. With wait_for, it bounds the wait.
+    // A background shell has no timeout (the value says it was ignored); with wait_for, it bounds the wait.
     const timeout = args.run_in_background === true && pattern === undefined ? undefined : args.timeout
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > config.maxTimeoutMs)) {
       const omit = pattern === undefined
@@ -94,7 +91,9 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     const running = registry.running(owner)
     if (running.length >= config.maxEntries) {
       const ids = running.map((record) => `${record.id} (${record.command}; ${liveness(record, Date.now())})`).join(', ')
-      throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${stopHint(ctx, registry)}`, 'TOO_MANY_SHELLS')
+      const tool = stopToolOf(ctx, registry)
+      const hint = tool === undefined ? 'wait for one to finish, then retry' : `stop one with ${tool}, then retry`
+      throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${hint}`, 'TOO_MANY_SHELLS')
     }
     const id = registry.newId()
     const init = {
@@ -105,14 +104,14 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       maxLogBytes: config.maxLogBytes,
       outputFile: join(registry.logDir, `${id}.log`),
       defaultKill: () => registry.defaultKill,
-      hostMark: registry.hostMark,
+      hostMark: registry.host.mark,
     }
     let shell: BackgroundShell | undefined
     const jobs = ctx.get('jobs')
     if (jobs !== undefined && exec.agent !== undefined) {
       try {
         const jobId = jobs.start({
-          kind: JOB_KIND,
+          kind: 'bash_bg',
           label: args.command,
           owner: exec.agent,
           run: () => {
@@ -158,22 +157,12 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
   }
 
   const runInForeground = async (args: Args, exec: ToolExecution): Promise<ForegroundValue> => {
-    const timeoutMs = args.timeout ?? config.timeoutMs
     const launch = await planLaunch(ctx, args.command, exec)
     if (exec.signal.aborted) throw aborted()
-    const result = await runForeground(launch, timeoutMs, config.maxOutputBytes, exec.signal)
-    if (result.aborted) throw aborted()
-    return {
-      kind: 'foreground',
-      exit_code: result.exit_code,
-      signal: result.signal,
-      timed_out: result.timed_out,
-      timeout_ms: timeoutMs,
-      stdout: result.stdout,
-      stderr: result.stderr,
-      leftovers_stopped: result.leftovers_stopped,
-      output_held_open: result.output_held_open,
-    }
+    const timeoutMs = args.timeout ?? config.timeoutMs
+    const { aborted: wasAborted, ...value } = await runForeground(launch, timeoutMs, config.maxOutputBytes, exec.signal)
+    if (wasAborted) throw aborted()
+    return value
   }
 
   return blanksAsAbsent(defineTool({
@@ -241,9 +230,4 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     presentCall,
     presentResult,
   }), ['command'])
-}
-
-function stopHint(ctx: Context, registry: ShellRegistry): string {
-  const tool = stopToolOf(ctx, registry)
-  return tool === undefined ? 'wait for one to finish, then retry' : `stop one with ${tool}, then retry`
 }

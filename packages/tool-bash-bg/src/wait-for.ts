@@ -4,6 +4,7 @@
  * looked at once, as it is written; the log is never re-read.
  */
 import { StringDecoder } from 'node:string_decoder'
+import type { BackgroundShell } from './background.ts'
 import type { ShellRecord } from './registry-types.ts'
 
 /** Characters of one line that are matched and shown; the rest of a longer line is ignored. */
@@ -13,21 +14,13 @@ const TAIL_LINES = 10
 /** Characters of a tail line shown. */
 const MAX_TAIL_LINE = 300
 
-type WaitEnd = 'matched' | 'exited' | 'timeout'
-
-export interface WaitResult {
-  wait: WaitEnd
+interface WaitResult {
+  wait: 'matched' | 'exited' | 'timeout'
   matched_line?: string
   /** The last lines of output (when nothing matched). */
   last_lines: string[]
   /** The settled record, when the shell ended. */
   ended?: ShellRecord
-}
-
-/** What wait_for needs of a shell: its output as written, and its end. */
-export interface Watchable {
-  watchOutput(watcher: (written: Buffer) => void): () => void
-  readonly settled: Promise<ShellRecord>
 }
 
 class Lines {
@@ -50,16 +43,12 @@ class Lines {
         this.matched = line
         return true
       }
-      this.keep(line)
+      this.tail.push(line.length > MAX_TAIL_LINE ? `${line.slice(0, MAX_TAIL_LINE)}…` : line)
+      if (this.tail.length > TAIL_LINES) this.tail.shift()
     }
     // A line without its newline yet: keep (at most) what is matched of it.
     this.partial = text.slice(start, start + MAX_LINE)
     return false
-  }
-
-  private keep(line: string): void {
-    this.tail.push(line.length > MAX_TAIL_LINE ? `${line.slice(0, MAX_TAIL_LINE)}…` : line)
-    if (this.tail.length > TAIL_LINES) this.tail.shift()
   }
 
   last(): string[] {
@@ -68,18 +57,9 @@ class Lines {
   }
 }
 
-/** Compile wait_for; undefined when it is no valid JavaScript regular expression. */
-export function compileWaitFor(source: string): RegExp | { error: string } {
-  try {
-    return new RegExp(source)
-  } catch (error) {
-    return { error: (error as Error).message }
-  }
-}
-
 /** Rejects with `aborted()` when `signal` aborts; the shell keeps running. */
 export function waitForLine(
-  shell: Watchable, pattern: RegExp, timeoutMs: number, signal: AbortSignal, aborted: () => Error,
+  shell: Pick<BackgroundShell, 'watchOutput' | 'settled'>, pattern: RegExp, timeoutMs: number, signal: AbortSignal, aborted: () => Error,
 ): Promise<WaitResult> {
   const lines = new Lines(pattern)
   return new Promise<WaitResult>((resolve, reject) => {
@@ -94,9 +74,10 @@ export function waitForLine(
       if (result instanceof Error) reject(result)
       else resolve(result)
     }
-    const matched = () => finish({ wait: 'matched', matched_line: lines.matched ?? '', last_lines: [] })
     const onAbort = () => finish(aborted())
-    const stop = shell.watchOutput((written) => { if (lines.feed(written)) matched() })
+    const stop = shell.watchOutput((written) => {
+      if (lines.feed(written)) finish({ wait: 'matched', matched_line: lines.matched ?? '', last_lines: [] })
+    })
     handles.stop = stop
     // What was written before the wait began may already hold the line.
     if (done) {
