@@ -7,7 +7,7 @@
  */
 import { ProcessGroup } from './group.ts'
 import { closed, spawnGroup, type Launch } from './launch.ts'
-import type { ForegroundValue, StreamValue } from './render.ts'
+import type { ForegroundValue } from './render.ts'
 import { terminateGroup } from './terminate.ts'
 
 /** SIGTERM grace at a timeout or abort before SIGKILL. */
@@ -31,7 +31,7 @@ class Tail {
     }
   }
 
-  result(): StreamValue {
+  result(): ForegroundValue['stdout'] {
     let buffer = Buffer.concat(this.chunks)
     if (buffer.length > this.max) buffer = buffer.subarray(buffer.length - this.max)
     // A cut start may fall inside a UTF-8 sequence: skip its continuation bytes.

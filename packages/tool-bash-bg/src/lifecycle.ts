@@ -1,15 +1,45 @@
 /**
- * The registry's lifetime, tied to the plugin's: a private log directory (with its crash record,
- * after stopping what dead hosts left running), the exit guard (kill
- * every shell when the host process ends) and the dispose effect (kill every shell, wait, remove
- * the logs).
+ * The registry lives and dies with the plugin: a private log directory (after stopping what dead
+ * hosts left running), dispose (kill every shell, wait, remove the logs), and no orphans when the
+ * host process ends: on `exit`, SIGTERM and SIGINT every shell is killed synchronously. A signal
+ * is re-raised only when no other listener handles it (a host that traps SIGINT keeps its own
+ * behaviour; its shells die when it really exits).
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { installExitGuard } from './exit-guard.ts'
 import { openHostDir, reapLeftovers } from './leftovers.ts'
 import { ShellRegistry } from './registry.ts'
 
-/** A registry that lives and dies with `ctx`'s fiber. */
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const
+/** Tags our listeners across module copies (HMR loads a fresh copy of this file). */
+const OURS = Symbol.for('@gencode-ai/dsh-tool-bash-bg/exit-guard')
+
+type Tagged = ((signal: NodeJS.Signals) => void) & { [OURS]?: true }
+
+function installExitGuard(cleanup: () => void): () => void {
+  let done = false
+  const onExit: Tagged = () => {
+    if (done) return
+    done = true
+    cleanup()
+  }
+  const onSignal: Tagged = (signal: NodeJS.Signals) => {
+    if (process.listeners(signal).some((listener) => (listener as Tagged)[OURS] !== true)) return
+    onExit(signal)
+    uninstall()
+    // The last of our guards restores the default action: the process ends by this signal.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+  }
+  onExit[OURS] = true
+  onSignal[OURS] = true
+  process.on('exit', onExit)
+  for (const signal of SIGNALS) process.on(signal, onSignal)
+  function uninstall() {
+    process.off('exit', onExit)
+    for (const signal of SIGNALS) process.off(signal, onSignal)
+  }
+  return uninstall
+}
+
 export function startRegistry(ctx: Context): ShellRegistry {
   const host = openHostDir()
   const registry = new ShellRegistry(host)

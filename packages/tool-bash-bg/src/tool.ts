@@ -10,7 +10,7 @@ import { runForeground } from './foreground.ts'
 import { planLaunch } from './launch.ts'
 import { presentCall, presentResult } from './present.ts'
 import type { ShellRegistry } from './registry.ts'
-import { render, type BackgroundValue, type ForegroundValue } from './render.ts'
+import { render, VALUE_SCHEMA, type BackgroundValue, type ForegroundValue } from './render.ts'
 import { stopToolOf } from './tasks.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { liveness } from './liveness.ts'
@@ -30,13 +30,6 @@ function aborted(message = 'tool call aborted'): HarnessError {
   error.name = 'AbortError'
   return error
 }
-
-const STREAM = {
-  type: 'object',
-  additionalProperties: false,
-  required: true,
-  properties: { text: { type: 'string', required: true }, cut: { type: 'integer', required: true } },
-} as const
 
 interface Args {
   command: string
@@ -177,49 +170,9 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       wait_for: { type: 'string', description: 'With run_in_background: a regex; return once an output line matches (or the shell ends, or timeout).' },
     },
     output: {
-      schema: {
-        oneOf: [
-          {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              kind: { type: 'string', const: 'foreground', required: true },
-              exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }], required: true },
-              signal: { oneOf: [{ type: 'string' }, { type: 'null' }], required: true },
-              timed_out: { type: 'boolean', required: true },
-              timeout_ms: { type: 'number', required: true },
-              stdout: STREAM,
-              stderr: STREAM,
-              leftovers_stopped: { type: 'integer', required: true },
-              output_held_open: { type: 'boolean', required: true },
-            },
-          },
-          {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              kind: { type: 'string', const: 'background', required: true },
-              shell_id: { type: 'string', required: true },
-              pid: { type: 'integer', required: true },
-              output_file: { type: 'string', required: true },
-              job_id: { type: 'string' },
-              timeout_ignored: { type: 'boolean' },
-              stop_with: { type: 'string' },
-              wait: { type: 'string', enum: ['matched', 'exited', 'timeout'] },
-              wait_ms: { type: 'number' },
-              matched_line: { type: 'string' },
-              last_lines: { type: 'array', items: { type: 'string' } },
-              exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
-              signal: { oneOf: [{ type: 'string' }, { type: 'null' }] },
-            },
-          },
-        ],
-      },
-      render: (_args, value) => [{ type: 'text', text: render(value as ForegroundValue | BackgroundValue) }],
-      presentationMeta: (_args, value) => {
-        const v = value as ForegroundValue | BackgroundValue
-        return v.kind === 'foreground' ? { exit_code: v.exit_code, signal: v.signal } : { shell_id: v.shell_id }
-      },
+      schema: VALUE_SCHEMA,
+      render: (_args, value) => [{ type: 'text', text: render(value) }],
+      presentationMeta: (_args, value) => value.kind === 'foreground' ? { exit_code: value.exit_code, signal: value.signal } : { shell_id: value.shell_id },
     },
     async execute(args, exec) {
       const pattern = validate(args)
