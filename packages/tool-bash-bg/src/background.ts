@@ -47,11 +47,9 @@ export class BackgroundShell {
   private killSignal: string | undefined
   private cursor = 0
   private readonly decoder = new StringDecoder('utf8')
-  private readonly defaultKill: () => KillRequest
 
   /** Spawns synchronously (a host job's `run` must return at once); throws when nothing started. */
-  constructor(init: ShellInit) {
-    this.defaultKill = init.defaultKill
+  constructor(private readonly init: ShellInit) {
     this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
     const [name, value] = init.hostMark.split('=') as [string, string]
     let child
@@ -72,22 +70,9 @@ export class BackgroundShell {
     }
     child.unref()
     this.record = {
-      id: init.id,
-      pid: this.group.pgid,
-      command: init.command,
-      cwd: init.launch.cwd,
-      owner: init.owner,
-      started_at: new Date().toISOString(),
-      status: 'running',
-      exit_code: null,
-      signal: null,
-      leader_exited_at: null,
-      ended_at: null,
-      output_file: init.outputFile,
-      bytes: 0,
-      capped: false,
-      last_output_at: null,
-      processes: 1,
+      id: init.id, pid: this.group.pgid, command: init.command, cwd: init.launch.cwd, owner: init.owner,
+      started_at: new Date().toISOString(), status: 'running', exit_code: null, signal: null, leader_exited_at: null, ended_at: null,
+      output_file: init.outputFile, bytes: 0, capped: false, last_output_at: null, processes: 1,
     }
     this.settled = this.watch(streams)
   }
@@ -202,7 +187,7 @@ export class BackgroundShell {
       cancel: () => {
         // cancel must never throw; the group stays reachable through dispose and exit handlers.
         try {
-          const request = this.record.kill_request ?? this.defaultKill()
+          const request = this.record.kill_request ?? this.init.defaultKill()
           delete this.record.kill_request
           this.terminate(request).catch(() => {})
         } catch {}

@@ -16,7 +16,6 @@ export interface KillOutcome {
   /** 'none' when the group was already empty. */
   signal_sent: KillSignal | 'none'
   force_killed: boolean
-  /** The leader's exit code when it exited normally. */
   exit_code: number | null
   elapsed_ms: number
   /** The wait before SIGKILL of the kill that ran (a shared kill's, not the request's). */
@@ -45,7 +44,6 @@ export interface ShellRecord {
   ended_at: string | null
   readonly output_file: string
   bytes: number
-  /** True once capture stopped at maxLogBytes. */
   capped: boolean
   last_output_at: string | null
   /** Live processes (group and marked) at the last look. */
@@ -62,10 +60,9 @@ export interface BackgroundShellRegistry {
   defaultKill: KillRequest
   /** The tool that stops a shell: tool-kill-shell sets its configured name. */
   stopTool: string | undefined
-  /** By shell id or host job id. */
   find(idOrJobId: string): ShellRecord | undefined
   list(): ShellRecord[]
-  /** Status, run time, output bytes and time since the last output. */
+  /** Status, run time, output size and time since the last output. */
   liveness(record: ShellRecord): string
   /**
    * Signal the group and every marked process, wait, escalate when `force`, report a fresh census's survivors.

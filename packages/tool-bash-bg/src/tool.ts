@@ -7,10 +7,10 @@ import type {} from '@deepseek-ai/dsh-jobs'
 import { BackgroundShell } from './background.ts'
 import type { Config } from './config.ts'
 import { runForeground } from './foreground.ts'
-import { planLaunch } from './launch.ts'
+import { planLaunch, type Launch } from './launch.ts'
 import { presentCall, presentResult } from './present.ts'
 import type { ShellRegistry } from './registry.ts'
-import { render, VALUE_SCHEMA, type BackgroundValue, type ForegroundValue } from './render.ts'
+import { render, VALUE_SCHEMA, type BackgroundValue, type BashBgValue } from './render.ts'
 import { stopToolOf } from './tasks.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { liveness } from './liveness.ts'
@@ -38,6 +38,8 @@ interface Args {
   run_in_background?: boolean
   wait_for?: string
 }
+
+type Started = { value: BackgroundValue, shell: BackgroundShell }
 
 export function createTool(ctx: Context, config: Config, registry: ShellRegistry): ToolDefinition {
   /** The wait_for pattern, when the call asks to wait. */
@@ -75,11 +77,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     return pattern
   }
 
-  const startBackground = async (args: Args, exec: ToolExecution): Promise<{ value: BackgroundValue, shell: BackgroundShell }> => {
-    const launch = await planLaunch(ctx, args.command, exec)
-    // Once started, the shell belongs to the registry (and the host job), never to this call's signal.
-    if (exec.signal.aborted) throw aborted()
-    // Checked after the last await, so concurrent calls cannot both pass it.
+  const startBackground = (args: Args, launch: Launch, exec: ToolExecution): Started => {
     const owner = exec.agent?.id ?? ''
     const running = registry.running(owner)
     if (running.length >= config.maxEntries) {
@@ -90,23 +88,15 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     }
     const id = registry.newId()
     const init = {
-      id,
-      command: args.command,
-      owner,
-      launch,
-      maxLogBytes: config.maxLogBytes,
-      outputFile: join(registry.logDir, `${id}.log`),
-      defaultKill: () => registry.defaultKill,
-      hostMark: registry.host.mark,
+      id, command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: join(registry.logDir, `${id}.log`),
+      defaultKill: () => registry.defaultKill, hostMark: registry.host.mark,
     }
     let shell: BackgroundShell | undefined
     const jobs = ctx.get('jobs')
     if (jobs !== undefined && exec.agent !== undefined) {
       try {
         const jobId = jobs.start({
-          kind: 'bash_bg',
-          label: args.command,
-          owner: exec.agent,
+          kind: 'bash_bg', label: args.command, owner: exec.agent,
           run: () => {
             shell = new BackgroundShell(init)
             return shell.hooks(config.maxOutputBytes)
@@ -137,25 +127,15 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     return { value, shell }
   }
 
-  /** Start, then wait for a matching line, the shell's end, or the timeout (the shell keeps running). */
-  const startAndWait = async (args: Args, pattern: RegExp, exec: ToolExecution): Promise<BackgroundValue> => {
-    const { value, shell } = await startBackground(args, exec)
+  /** Wait for a matching line, the shell's end, or the timeout (the shell keeps running). */
+  const waitFor = async ({ value, shell }: Started, args: Args, pattern: RegExp, signal: AbortSignal): Promise<BackgroundValue> => {
     const waitMs = args.timeout ?? config.waitTimeoutMs
     const stillRunning = `shell ${value.shell_id} keeps running; its output is in ${value.output_file}`
-    const result = await waitForLine(shell, pattern, waitMs, exec.signal, () => aborted(`tool call aborted while waiting for wait_for; ${stillRunning}`))
+    const result = await waitForLine(shell, pattern, waitMs, signal, () => aborted(`tool call aborted while waiting for wait_for; ${stillRunning}`))
     if (result.wait === 'matched') return { ...value, wait: 'matched', wait_ms: waitMs, matched_line: result.matched_line ?? '' }
     if (result.wait === 'timeout') return { ...value, wait: 'timeout', wait_ms: waitMs, last_lines: result.last_lines }
     const { stop_with: _, ...ended } = value
     return { ...ended, wait: 'exited', wait_ms: waitMs, last_lines: result.last_lines, exit_code: result.ended?.exit_code ?? null, signal: result.ended?.signal ?? null }
-  }
-
-  const runInForeground = async (args: Args, exec: ToolExecution): Promise<ForegroundValue> => {
-    const launch = await planLaunch(ctx, args.command, exec)
-    if (exec.signal.aborted) throw aborted()
-    const timeoutMs = args.timeout ?? config.timeoutMs
-    const { aborted: wasAborted, ...value } = await runForeground(launch, timeoutMs, config.maxOutputBytes, exec.signal)
-    if (wasAborted) throw aborted()
-    return value
   }
 
   return blanksAsAbsent(defineTool({
@@ -174,11 +154,20 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       render: (_args, value) => [{ type: 'text', text: render(value) }],
       presentationMeta: (_args, value) => value.kind === 'foreground' ? { exit_code: value.exit_code, signal: value.signal } : { shell_id: value.shell_id },
     },
-    async execute(args, exec) {
+    async execute(args, exec): Promise<BashBgValue> {
       const pattern = validate(args)
-      if (pattern !== undefined) return startAndWait(args, pattern, exec)
-      if (args.run_in_background === true) return (await startBackground(args, exec)).value
-      return runInForeground(args, exec)
+      const launch = await planLaunch(ctx, args.command, exec)
+      // Once started, a shell belongs to the registry (and the host job), never to this call's signal.
+      // The shell limit is checked after this last await, so concurrent calls cannot both pass it.
+      if (exec.signal.aborted) throw aborted()
+      if (args.run_in_background === true) {
+        const started = startBackground(args, launch, exec)
+        return pattern === undefined ? started.value : waitFor(started, args, pattern, exec.signal)
+      }
+      const timeoutMs = args.timeout ?? config.timeoutMs
+      const { aborted: wasAborted, ...value } = await runForeground(launch, timeoutMs, config.maxOutputBytes, exec.signal)
+      if (wasAborted) throw aborted()
+      return value
     },
     presentCall,
     presentResult,
