@@ -13,7 +13,6 @@ import { SHELL_MARK } from './process-group.ts'
 import { closed, spawnGroup, type Launch } from './launch.ts'
 import { LogWriter } from './log-writer.ts'
 import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
-import { terminateGroup } from './terminate.ts'
 
 /** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
 const DRAIN_AFTER_EMPTY_MS = 1000
@@ -116,7 +115,7 @@ export class BackgroundShell {
     }
     const entry = {
       request,
-      outcome: terminateGroup(this.group, request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
+      outcome: this.group.terminate(request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
         if (outcome.survivors.length === 0) await this.settled
         return outcome
       }).finally(() => { if (this.termination === entry) this.termination = undefined }),

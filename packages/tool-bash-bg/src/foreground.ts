@@ -8,7 +8,6 @@
 import { ProcessGroup } from './group.ts'
 import { closed, spawnGroup, type Launch } from './launch.ts'
 import type { ForegroundValue } from './render.ts'
-import { terminateGroup } from './terminate.ts'
 
 /** SIGTERM grace at a timeout or abort before SIGKILL. */
 const GRACE_MS = 2000
@@ -65,7 +64,7 @@ export async function runForeground(
   let onStop: (() => void) | undefined
   const stopped = new Promise<void>((resolve) => { onStop = resolve })
   const stop = () => {
-    stopping ??= terminateGroup(group, { signal: 'SIGTERM', force: true, timeoutMs: GRACE_MS })
+    stopping ??= group.terminate({ signal: 'SIGTERM', force: true, timeoutMs: GRACE_MS })
     onStop?.()
   }
   signal.addEventListener('abort', stop, { once: true })

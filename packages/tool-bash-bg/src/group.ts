@@ -1,11 +1,13 @@
 /**
- * One shell's processes: its process group plus every process outside it carrying the shell's
- * environment marks (a `setsid` child, a double-forked daemon). The leader is our child, so its
- * pid (the group id) is not reused until Node reaps it; after that only members that started no
- * earlier than the leader count. A group observed empty is never signalled again (pid reuse).
+ * One shell's processes, and the one place they are killed: its process group plus every process
+ * outside it carrying the shell's environment marks (a `setsid` child, a double-forked daemon).
+ * The leader is our child, so its pid (the group id) is not reused until Node reaps it; after
+ * that only members that started no earlier than the leader count. A group observed empty is
+ * never signalled again (pid reuse).
  */
 import type { ChildProcess } from 'node:child_process'
 import { groupExists, scanShells, signalPid, startTimeOf, type ScanResult, type ScanTarget } from './process-group.ts'
+import type { KillOutcome, KillRequest } from './registry-types.ts'
 
 export interface LeaderExit {
   code: number | null
@@ -16,6 +18,8 @@ export interface LeaderExit {
 const NOTHING: ScanResult = { group: [], marked: [] }
 /** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */
 const DISCOVERY_MS = 20
+/** After SIGKILL, how long to wait for the kernel to finish the group before reporting survivors. */
+const AFTER_SIGKILL_MS = 1000
 
 export class ProcessGroup {
   readonly pgid: number
@@ -122,14 +126,32 @@ export class ProcessGroup {
       const sent = signalPid(-this.pgid, signal)
       if (this.marks.length > 0) {
         clearTimeout(this.discovery)
-        this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS)
-        this.discovery.unref()
+        this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS).unref()
       }
       return sent
     }
     const found = this.scan()
     if (found.group.length > 0) signalPid(-this.pgid, signal)
     return found.group.length + found.marked.length > 0
+  }
+
+  /**
+   * Signal, wait, escalate: kill_shell's request, the host's job_kill, a foreground timeout and
+   * dispose all come here. `onSignalled` runs (synchronously) once the first signal reached a live group.
+   */
+  async terminate(request: KillRequest, onSignalled?: () => void): Promise<KillOutcome> {
+    const started = Date.now()
+    const outcome = (signal_sent: KillOutcome['signal_sent'], force_killed: boolean, survivors: number[]): KillOutcome => ({
+      signal_sent, force_killed, exit_code: this.leaderExit?.code ?? null,
+      elapsed_ms: Date.now() - started, timeout_ms: request.timeoutMs, survivors,
+    })
+    if (!this.signal(request.signal)) return outcome('none', false, [])
+    onSignalled?.()
+    if (await this.waitEmpty(request.timeoutMs, 50, true)) return outcome(request.signal, false, [])
+    if (!request.force) return outcome(request.signal, false, this.census())
+    this.signal('SIGKILL')
+    const empty = await this.waitEmpty(AFTER_SIGKILL_MS, 50, true)
+    return outcome(request.signal, true, empty ? [] : this.census())
   }
 
   /**

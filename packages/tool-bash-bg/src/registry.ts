@@ -9,7 +9,6 @@ import type { HostDir } from './leftovers.ts'
 import { liveness } from './liveness.ts'
 import { protectedPids } from './process-group.ts'
 import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
-import { DEFAULT_KILL } from './terminate.ts'
 
 const HOUR_MS = 60 * 60 * 1000
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
@@ -23,7 +22,8 @@ interface Entry {
 
 export class ShellRegistry implements BackgroundShellRegistry {
   private readonly entries = new Map<string, Entry>()
-  defaultKill: KillRequest = DEFAULT_KILL
+  /** A bare host `job_kill` until tool-kill-shell sets its own default. */
+  defaultKill: KillRequest = { signal: 'SIGTERM', force: true, timeoutMs: 5000 }
   stopTool: string | undefined
   /** Said once by /tasks: the shells of dead hosts stopped at start. */
   leftoverNotice: string | undefined
