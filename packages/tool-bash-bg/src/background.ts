@@ -1,8 +1,4 @@
-/**
- * One background shell: a detached process group whose output goes to a capped log, watched
- * until every process of it is gone. It settles (record final, log flushed) exactly once, and
- * is the producer behind the host job when there is one.
- */
+/** One background shell: a detached process group writing to a capped log, watched until all of it is gone; it settles once. */
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import type { Readable } from 'node:stream'
@@ -18,7 +14,6 @@ import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
 const DRAIN_AFTER_EMPTY_MS = 1000
 /** Poll ceiling while a group outlives its leader (a server started with `&`). */
 const WATCH_INTERVAL_MS = 1000
-/** The log is read back in pieces of this size. */
 const PIECE = 1 << 20
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
@@ -124,7 +119,6 @@ export class BackgroundShell {
     return entry.outcome
   }
 
-  /** The settled shell as a host job outcome. */
   outcome(): JobOutcome {
     const record = this.record
     const cap = record.capped ? `; log capped at ${record.bytes} bytes` : ''

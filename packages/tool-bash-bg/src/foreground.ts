@@ -1,9 +1,7 @@
 /**
- * Foreground run: a new process group, the tail of each stream, the whole group ended at the
- * timeout or on abort. The call is over when the leader exited and its output closed; what is
- * left of the group then is stopped, so no orphans stay behind. A process that left the group
- * (setsid) may hold the output open for ever: once the group is empty or stopped, the pipes get
- * PIPE_GRACE_MS more to close, then they are destroyed and the result says so.
+ * A foreground run: a new process group, the tail of each stream, the group ended at the timeout or
+ * on abort, and what is left of it when the leader exits. A process that left the group (setsid) may
+ * hold the output open for ever: it gets PIPE_GRACE_MS, then the pipes are destroyed and the result says so.
  */
 import { ProcessGroup } from './group.ts'
 import { closed, spawnGroup, type Launch } from './launch.ts'

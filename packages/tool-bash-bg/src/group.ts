@@ -1,9 +1,7 @@
 /**
- * One shell's processes, and the one place they are killed: its process group plus every process
- * outside it carrying the shell's environment marks (a `setsid` child, a double-forked daemon).
- * The leader is our child, so its pid (the group id) is not reused until Node reaps it; after
- * that only members that started no earlier than the leader count. A group observed empty is
- * never signalled again (pid reuse).
+ * One shell's processes, and the one place they are killed: its group plus every process carrying its
+ * environment marks (a `setsid` child, a double-forked daemon). The leader is our child, so its pid is not
+ * reused until Node reaps it; after that only processes no older than the leader count, and an empty group is never signalled again.
  */
 import type { ChildProcess } from 'node:child_process'
 import { groupExists, scanShells, signalPid, startTimeOf, type ScanResult, type ScanTarget } from './process-group.ts'
@@ -98,7 +96,6 @@ export class ProcessGroup {
     return target === undefined ? NOTHING : this.observe(scanShells([target])[0] ?? NOTHING)
   }
 
-  /** Live pids now. */
   members(): number[] {
     const found = this.scan()
     return [...found.group, ...found.marked]

@@ -1,8 +1,4 @@
-/**
- * What to spawn for one call (the argv, confined by ctx.sandbox when composed, the working
- * directory and the environment) and the spawn itself: foreground and background run under the
- * same sandbox policy and shell environment as first-party bash.
- */
+/** What to spawn for one call (under the same sandbox policy and shell environment as first-party bash), and the spawn. */
 import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import { statSync } from 'node:fs'
 import type { Readable } from 'node:stream'
@@ -33,7 +29,8 @@ export async function planLaunch(ctx: Context, command: string, exec: ToolExecut
   const policy: SandboxExecutionPolicy | undefined = sandboxPolicy?.resolve(exec.agent === undefined ? {} : { session: exec.agent.session })
   const fs = ctx.get('fs')
   // A call with no agent runs where the filesystem provider's relative paths resolve.
-  const cwd = policy?.workspaceRoot ?? exec.agent?.session.header.cwd ?? (fs === undefined ? process.cwd() : fs.processPath(await fs.resolve('.')))
+  const cwd = policy?.workspaceRoot ?? exec.agent?.session.header.cwd
+    ?? (fs === undefined ? process.cwd() : fs.processPath(await fs.resolve('.')))
   let isDirectory = false
   try {
     isDirectory = statSync(cwd).isDirectory()

@@ -1,9 +1,7 @@
 /**
- * Crash leftovers. Every host keeps a private record (0600, in a 0700 per-user directory) of its
- * running shells beside its log directory, and marks every process of them with its own
- * `DSH_BG_HOST` value. A host killed with SIGKILL cannot remove them: the next host to apply this
- * plugin finds the record of a host no longer alive (its pid gone or reused), stops the processes
- * still carrying that host's mark, and removes its logs. A live host's record is never acted on.
+ * Crash leftovers. Each host keeps a private record of its running shells and marks their processes
+ * with its `DSH_BG_HOST` value. The next host to start stops the marked processes of a host that died
+ * without cleanup (its pid gone or reused) and removes its logs; a live host's record is never acted on.
  */
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -20,16 +18,8 @@ interface HostRecord {
   shells: string[]
 }
 
-export interface HostDir {
-  /** The private 0700 directory of this host's logs. */
-  logDir: string
-  /** `DSH_BG_HOST=<this host>`, on every process of its shells. */
-  mark: string
-  /** Record the shells running now (no-op without a private base directory). */
-  save(shells: readonly string[]): void
-  /** Remove the logs and the record. */
-  remove(): void
-}
+/** This host's private 0700 log directory, its `DSH_BG_HOST=…` mark, and its crash record. */
+export type HostDir = ReturnType<typeof openHostDir>
 
 /** The per-user base directory, when it is ours alone (else crash records are not kept). */
 function privateBase(): string | undefined {
@@ -47,17 +37,18 @@ function privateBase(): string | undefined {
   return realpathSync(base)
 }
 
-export function openHostDir(): HostDir {
+export function openHostDir() {
   const base = privateBase()
   // mkdtemp creates it 0700, outside any workspace.
   const logDir = realpathSync(mkdtempSync(base === undefined ? join(tmpdir(), 'dsh-bash-bg-') : join(base, 'host-')))
   const mark = `${HOST_MARK}=${basename(logDir)}`
   const recordFile = `${logDir}.json`
   const start = startTimeOf(process.pid) ?? 0
-  const dir: HostDir = {
+  const dir = {
     logDir,
     mark,
-    save(shells) {
+    /** Record the shells running now (no-op without a private base directory). */
+    save(shells: readonly string[]): void {
       if (base === undefined) return
       const record: HostRecord = { pid: process.pid, start, mark, shells: [...shells] }
       try {
@@ -67,7 +58,8 @@ export function openHostDir(): HostDir {
         // A record that cannot be written only loses crash cleanup, never a shell.
       }
     },
-    remove() {
+    /** Remove the logs and the record. */
+    remove(): void {
       rmSync(logDir, { recursive: true, force: true })
       rmSync(recordFile, { force: true })
     },

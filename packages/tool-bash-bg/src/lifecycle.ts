@@ -1,9 +1,7 @@
 /**
- * The registry lives and dies with the plugin: a private log directory (after stopping what dead
- * hosts left running), dispose (kill every shell, wait, remove the logs), and no orphans when the
- * host process ends: on `exit`, SIGTERM and SIGINT every shell is killed synchronously. A signal
- * is re-raised only when no other listener handles it (a host that traps SIGINT keeps its own
- * behaviour; its shells die when it really exits).
+ * The registry lives and dies with the plugin: leftovers stopped at start; dispose kills every shell and
+ * removes the logs; on `exit`, SIGTERM and SIGINT every shell is killed synchronously. A signal is re-raised
+ * only when no other listener handles it (a host that traps SIGINT keeps its own behaviour).
  */
 import type { Context } from '@deepseek-ai/cordis'
 import { openHostDir, reapLeftovers } from './leftovers.ts'

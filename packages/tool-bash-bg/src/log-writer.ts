@@ -1,9 +1,7 @@
 /**
- * The capped log of one background shell: stdout and stderr appended in arrival order to one new
- * 0600 file. At `maxBytes` capture stops with a one-line marker at exactly the cap; later output
- * is counted out and the pipes keep being drained, so the writer never blocks. Writes are
- * synchronous (a page-cache write costs microseconds; about 3x faster than queued async writes
- * on a 1 GiB writer, bench/bash-bg). A disk error stops capture the way the cap does.
+ * The capped log of one background shell: both streams in arrival order, in one new 0600 file. At the cap
+ * a marker ends it, later output is drained and counted out, and a disk error stops capture the same way.
+ * Writes are synchronous: about 3x faster than queued async writes on a 1 GiB writer (bench/bash-bg).
  */
 import { closeSync, constants, openSync, writeSync } from 'node:fs'
 import type { Readable } from 'node:stream'

@@ -10,7 +10,8 @@ export interface CallArgs {
 export function presentCall(args: CallArgs): GenericCallView | TerminalCallView {
   const { command: title, description } = args
   if (args.run_in_background === true) {
-    return { card: 'generic', title, kind: 'execute', rawInput: title, ...description !== undefined ? { content: [{ type: 'text', text: description }] } : {} }
+    const content = description === undefined ? {} : { content: [{ type: 'text' as const, text: description }] }
+    return { card: 'generic', title, kind: 'execute', rawInput: title, ...content }
   }
   return { card: 'terminal', title, ...description !== undefined ? { description } : {} }
 }

@@ -1,6 +1,5 @@
 /**
- * Process facts from /proc (Linux), the one place this package (and kill_shell, through the
- * registry) reads it. A shell is alive while a live process of its group, or one carrying its
+ * Process facts from /proc (Linux). A shell lives while a live process of its group, or one carrying its
  * environment marker, remains: a server outlives its leader, a `setsid` child leaves the group.
  */
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
@@ -38,10 +37,9 @@ function readStat(pid: number): { state: string, ppid: number, pgrp: number, ses
   if (text === undefined) return undefined
   // After the comm: state(0) ppid(1) pgrp(2) session(3) ... starttime (clock ticks after boot, 19).
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-  const [ppid, pgrp, session, starttime] = [fields[1], fields[2], fields[3], fields[19]].map(Number)
+  const [ppid = NaN, pgrp = NaN, session = NaN, starttime = NaN] = [1, 2, 3, 19].map((i) => Number(fields[i]))
   const state = fields[0]
-  if (state === undefined || ppid === undefined || pgrp === undefined || session === undefined || starttime === undefined) return undefined
-  if (!Number.isFinite(pgrp) || !Number.isFinite(starttime)) return undefined
+  if (state === undefined || !Number.isFinite(pgrp) || !Number.isFinite(starttime)) return undefined
   return { state, ppid, pgrp, session, starttime }
 }
 
@@ -60,9 +58,9 @@ export interface ScanTarget {
   marks: readonly string[]
 }
 
+/** Live group members, and live processes outside the group carrying the marks. */
 export interface ScanResult {
   group: number[]
-  /** Live processes outside the group carrying the marks. */
   marked: number[]
 }
 

@@ -13,7 +13,6 @@ import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } f
 const HOUR_MS = 60 * 60 * 1000
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200
-const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 
 interface Entry {
   record: ShellRecord
@@ -36,7 +35,8 @@ export class ShellRegistry implements BackgroundShellRegistry {
 
   /** Running shells this plugin started. */
   private live(): BackgroundShell[] {
-    return [...this.entries.values()].flatMap((entry) => entry.shell !== undefined && entry.record.status === 'running' ? [entry.shell] : [])
+    const entries = [...this.entries.values()]
+    return entries.flatMap(({ record, shell }) => shell !== undefined && record.status === 'running' ? [shell] : [])
   }
 
   private saveRunning(): void {
@@ -44,15 +44,12 @@ export class ShellRegistry implements BackgroundShellRegistry {
     this.saving = setTimeout(() => {
       this.saving = undefined
       this.host.save(this.live().map((shell) => shell.record.id))
-    }, SAVE_DELAY_MS)
-    this.saving.unref()
+    }, SAVE_DELAY_MS).unref()
   }
 
-  /** A fresh `bg-xxxxxx` id. */
   newId(): string {
     for (;;) {
-      let id = 'bg-'
-      for (let i = 0; i < 6; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)]
+      const id = `bg-${randomInt(36 ** 6).toString(36).padStart(6, '0')}`
       if (!this.entries.has(id)) return id
     }
   }
@@ -100,7 +97,7 @@ export class ShellRegistry implements BackgroundShellRegistry {
 
   prune(maxAgeMs = HOUR_MS): number {
     const cutoff = Date.now() - maxAgeMs
-    const old = this.list().filter((record) => record.status !== 'running' && record.ended_at !== null && Date.parse(record.ended_at) <= cutoff)
+    const old = this.list().filter(({ status, ended_at: ended }) => status !== 'running' && ended !== null && Date.parse(ended) <= cutoff)
     for (const record of old) this.drop(record)
     return old.length
   }

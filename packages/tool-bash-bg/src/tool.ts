@@ -152,7 +152,8 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     output: {
       schema: VALUE_SCHEMA,
       render: (_args, value) => [{ type: 'text', text: render(value) }],
-      presentationMeta: (_args, value) => value.kind === 'foreground' ? { exit_code: value.exit_code, signal: value.signal } : { shell_id: value.shell_id },
+      presentationMeta: (_args, value) =>
+        value.kind === 'foreground' ? { exit_code: value.exit_code, signal: value.signal } : { shell_id: value.shell_id },
     },
     async execute(args, exec): Promise<BashBgValue> {
       const pattern = validate(args)

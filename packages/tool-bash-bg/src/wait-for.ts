@@ -1,8 +1,4 @@
-/**
- * wait_for: watch a background shell's log line by line (stdout and stderr as written, from its
- * start) until a line matches, the shell ends, or the wait runs out. Each piece of output is
- * looked at once, as it is written; the log is never re-read.
- */
+/** wait_for: each piece of a shell's log (both streams, from its start) looked at once, line by line, as it is written. */
 import { StringDecoder } from 'node:string_decoder'
 import type { BackgroundShell } from './background.ts'
 import type { ShellRecord } from './registry-types.ts'
