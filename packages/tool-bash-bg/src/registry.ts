@@ -108,27 +108,25 @@ export class ShellRegistry implements BackgroundShellRegistry {
     if (dirname(resolve(record.output_file)) === this.logDir) rmSync(record.output_file, { force: true })
   }
 
-  private entry(id: string): Entry {
+  /** A request sharing a kill under way gets that kill's very promise. */
+  terminate(id: string, request: KillRequest): Promise<KillOutcome> {
     const entry = this.entries.get(id)
-    if (entry === undefined) throw new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND')
-    return entry
-  }
-
-  async terminate(id: string, request: KillRequest): Promise<KillOutcome> {
-    const { record: { pid, exit_code }, shell } = this.entry(id)
+    if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
+    const { record: { pid, exit_code }, shell } = entry
     // A corrupt or forged record must never aim a signal at the host or its ancestors.
     if (!Number.isSafeInteger(pid) || pid <= 1 || protectedPids().has(pid)) {
-      throw new HarnessError(
+      return Promise.reject(new HarnessError(
         `refusing to signal shell ${id}: pid ${pid} is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
         'SHELL_PROTECTED_PID',
-      )
+      ))
     }
-    return shell?.terminate(request) ?? { signal_sent: 'none', force_killed: false, exit_code, elapsed_ms: 0, timeout_ms: 0, survivors: [] }
+    return shell?.terminate(request) ?? Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code, elapsed_ms: 0, timeout_ms: 0, survivors: [] })
   }
 
   async settled(id: string): Promise<ShellRecord> {
-    const { record, shell } = this.entry(id)
-    return shell?.settled ?? record
+    const entry = this.entries.get(id)
+    if (entry === undefined) throw new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND')
+    return entry.shell?.settled ?? entry.record
   }
 
   members(id: string): number[] {
