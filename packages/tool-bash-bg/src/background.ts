@@ -14,7 +14,6 @@ import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
 const DRAIN_AFTER_EMPTY_MS = 1000
 /** Poll ceiling while a group outlives its leader (a server started with `&`). */
 const WATCH_INTERVAL_MS = 1000
-const PIECE = 1 << 20
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
@@ -131,29 +130,11 @@ export class BackgroundShell {
     return { status: 'completed', detail: `exit code: ${record.exit_code ?? 0}${cap}` }
   }
 
-  /** Log bytes `from`..`to`; undefined once the log is gone (the shell was removed). */
-  private readLog(from: number, to: number): Buffer | undefined {
-    const buffer = Buffer.alloc(to - from)
-    try {
-      const fd = openSync(this.record.output_file, 'r')
-      try {
-        return buffer.subarray(0, readSync(fd, buffer, 0, buffer.length, from))
-      } finally {
-        closeSync(fd)
-      }
-    } catch {
-      return undefined
-    }
-  }
-
-  /** `watcher` gets what the log already holds (in pieces), then every later piece as it is written. Returns the unsubscribe. */
+  /**
+   * `watcher` gets every piece of the log as it is written; returns the unsubscribe. wait_for
+   * attaches it in the tick that spawned the shell, before any output can arrive, so it sees all.
+   */
   watchOutput(watcher: (written: Buffer) => void): () => void {
-    const written = this.writer.bytes
-    for (let at = 0; at < written; at += PIECE) {
-      const piece = this.readLog(at, Math.min(at + PIECE, written))
-      if (piece === undefined || piece.length === 0) break
-      watcher(piece)
-    }
     this.writer.watchers.add(watcher)
     return () => { this.writer.watchers.delete(watcher) }
   }
@@ -164,8 +145,18 @@ export class BackgroundShell {
     if (end <= this.cursor) return ''
     const skipped = Math.max(0, end - this.cursor - limit)
     if (skipped > 0) this.decoder.end()
-    const buffer = this.readLog(this.cursor + skipped, end)
-    if (buffer === undefined) return ''
+    const buffer = Buffer.alloc(end - this.cursor - skipped)
+    try {
+      const fd = openSync(this.record.output_file, 'r')
+      try {
+        readSync(fd, buffer, 0, buffer.length, this.cursor + skipped)
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      // The log is gone (the shell was removed).
+      return ''
+    }
     this.cursor = end
     if (skipped === 0) return this.decoder.write(buffer)
     // A skip can land inside a UTF-8 sequence: drop its continuation bytes rather than decode them as U+FFFD.

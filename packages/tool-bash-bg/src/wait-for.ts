@@ -59,13 +59,10 @@ export function waitForLine(
 ): Promise<WaitResult> {
   const lines = new Lines(pattern)
   return new Promise<WaitResult>((resolve, reject) => {
-    let done = false
-    const handles: { timer?: NodeJS.Timeout, stop?: () => void } = {}
+    // The first end wins; later calls find the promise settled and the watch already stopped.
     const finish = (result: WaitResult | Error) => {
-      if (done) return
-      done = true
-      handles.stop?.()
-      clearTimeout(handles.timer)
+      stop()
+      clearTimeout(timer)
       signal.removeEventListener('abort', onAbort)
       if (result instanceof Error) reject(result)
       else resolve(result)
@@ -74,13 +71,7 @@ export function waitForLine(
     const stop = shell.watchOutput((written) => {
       if (lines.feed(written)) finish({ wait: 'matched', matched_line: lines.matched ?? '', last_lines: [] })
     })
-    handles.stop = stop
-    // What was written before the wait began may already hold the line.
-    if (done) {
-      stop()
-      return
-    }
-    handles.timer = setTimeout(() => finish({ wait: 'timeout', last_lines: lines.last() }), timeoutMs)
+    const timer = setTimeout(() => finish({ wait: 'timeout', last_lines: lines.last() }), timeoutMs)
     signal.addEventListener('abort', onAbort, { once: true })
     if (signal.aborted) onAbort()
     void shell.settled.then((record) => finish({ wait: 'exited', last_lines: lines.last(), ended: record }))
