@@ -11,12 +11,7 @@ import { envValue, HOST_MARK, scanShells, SHELL_MARK, signalPid, startTimeOf } f
 /** How long a leftover gets between SIGTERM and SIGKILL. */
 const LEFTOVER_GRACE_MS = 1000
 
-interface HostRecord {
-  pid: number
-  start: number
-  mark: string
-  shells: string[]
-}
+type HostRecord = { pid: number, start: number, mark: string, shells: string[] }
 
 /** This host's private 0700 log directory, its `DSH_BG_HOST=…` mark, and its crash record. */
 export type HostDir = ReturnType<typeof openHostDir>

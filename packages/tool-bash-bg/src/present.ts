@@ -1,11 +1,7 @@
 /** Pure UI cards: a terminal for foreground runs, a generic card for background starts. */
 import type { GenericCallView, TerminalCallView, ToolResult, ToolResultView } from '@deepseek-ai/dsh-tools'
 
-export interface CallArgs {
-  command: string
-  description?: string
-  run_in_background?: boolean
-}
+type CallArgs = { command: string, description?: string, run_in_background?: boolean }
 
 export function presentCall(args: CallArgs): GenericCallView | TerminalCallView {
   const { command: title, description } = args

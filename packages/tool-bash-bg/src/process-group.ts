@@ -59,10 +59,7 @@ export interface ScanTarget {
 }
 
 /** Live group members, and live processes outside the group carrying the marks. */
-export interface ScanResult {
-  group: number[]
-  marked: number[]
-}
+export type ScanResult = { group: number[], marked: number[] }
 
 let ancestors: { ppid: number, pids: Set<number> } | undefined
 

@@ -14,10 +14,7 @@ const HOUR_MS = 60 * 60 * 1000
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200
 
-interface Entry {
-  record: ShellRecord
-  shell?: BackgroundShell
-}
+type Entry = { record: ShellRecord, shell?: BackgroundShell }
 
 export class ShellRegistry implements BackgroundShellRegistry {
   private readonly entries = new Map<string, Entry>()

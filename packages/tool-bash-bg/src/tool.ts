@@ -31,13 +31,7 @@ function aborted(message = 'tool call aborted'): HarnessError {
   return error
 }
 
-interface Args {
-  command: string
-  timeout?: number
-  description?: string
-  run_in_background?: boolean
-  wait_for?: string
-}
+type Args = { command: string, timeout?: number, description?: string, run_in_background?: boolean, wait_for?: string }
 
 type Started = { value: BackgroundValue, shell: BackgroundShell }
 

@@ -10,14 +10,8 @@ const TAIL_LINES = 10
 /** Characters of a tail line shown. */
 const MAX_TAIL_LINE = 300
 
-interface WaitResult {
-  wait: 'matched' | 'exited' | 'timeout'
-  matched_line?: string
-  /** The last lines of output (when nothing matched). */
-  last_lines: string[]
-  /** The settled record, when the shell ended. */
-  ended?: ShellRecord
-}
+/** The matched line, or the last lines of output (and the settled record when the shell ended). */
+type WaitResult = { wait: 'matched' | 'exited' | 'timeout', matched_line?: string, last_lines: string[], ended?: ShellRecord }
 
 class Lines {
   private readonly decoder = new StringDecoder('utf8')
