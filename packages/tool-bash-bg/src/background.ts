@@ -17,6 +17,7 @@ const WATCH_INTERVAL_MS = 1000
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
+/** `defaultKill`: the registry's current bare job_kill request; `hostMark`: `DSH_BG_HOST=…`, on every process of the shell. */
 export interface ShellInit {
   id: string
   command: string
@@ -24,9 +25,7 @@ export interface ShellInit {
   launch: Launch
   outputFile: string
   maxLogBytes: number
-  /** The registry's current bare job_kill request. */
   defaultKill: () => KillRequest
-  /** `DSH_BG_HOST=…`, carried with the shell's mark by every process of it. */
   hostMark: string
 }
 

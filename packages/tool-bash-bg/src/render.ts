@@ -1,12 +1,9 @@
 /** Pure: the canonical bash_bg value -> the text the model reads. */
 import type { InferValue } from '@deepseek-ai/dsh-tools'
 
-const STREAM = {
-  type: 'object',
-  additionalProperties: false,
-  required: true,
-  properties: { text: { type: 'string', required: true }, cut: { type: 'integer', required: true } },
-} as const
+/** A foreground stream's kept tail, and how many bytes were cut from its start. */
+const STREAM_PROPERTIES = { text: { type: 'string', required: true }, cut: { type: 'integer', required: true } } as const
+const STREAM = { type: 'object', additionalProperties: false, required: true, properties: STREAM_PROPERTIES } as const
 
 /** The canonical value: a foreground run, or a background start (with how a wait_for wait ended). */
 export const VALUE_SCHEMA = {
