@@ -1,4 +1,5 @@
 /** The `backgroundShells` service contract; consumers import these types only and `inject` the service. */
+import type { ShellRegistry } from './registry.ts'
 
 export type ShellStatus = 'running' | 'completed' | 'killed' | 'error'
 
@@ -52,26 +53,8 @@ export interface ShellRecord {
   kill_request?: KillRequest
 }
 
-/** What tool-kill-shell and tool-read call. */
-export interface BackgroundShellRegistry {
-  /** The private 0700 directory of every shell's log. */
-  readonly logDir: string
-  /** What a bare host `job_kill` does; tool-kill-shell sets its configured timeout here. */
-  defaultKill: KillRequest
-  /** The tool that stops a shell: tool-kill-shell sets its configured name. */
-  stopTool: string | undefined
-  find(idOrJobId: string): ShellRecord | undefined
-  list(): ShellRecord[]
-  /** Status, run time, output size and time since the last output. */
-  liveness(record: ShellRecord): string
-  /**
-   * Signal the group and every marked process, wait, escalate when `force`, report a fresh census's survivors.
-   * Refuses the host's own pids (SHELL_PROTECTED_PID). A call during another shares it unless it asks for more.
-   */
-  terminate(id: string, request: KillRequest): Promise<KillOutcome>
-  /** Resolves once every process of the shell is gone and its log flushed. */
-  settled(id: string): Promise<ShellRecord>
-}
+/** What tool-kill-shell and tool-read call; the rest of the registry is internal. */
+export type BackgroundShellRegistry = Pick<ShellRegistry, 'logDir' | 'defaultKill' | 'stopTool' | 'find' | 'list' | 'liveness' | 'terminate' | 'settled'>
 
 declare module '@deepseek-ai/cordis' {
   interface Context {

@@ -8,7 +8,7 @@ import { scanGroups } from './group.ts'
 import type { HostDir } from './leftovers.ts'
 import { liveness } from './liveness.ts'
 import { protectedPids } from './process-group.ts'
-import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
+import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
 
 const HOUR_MS = 60 * 60 * 1000
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
@@ -16,13 +16,15 @@ const SAVE_DELAY_MS = 200
 
 type Entry = { record: ShellRecord, shell?: BackgroundShell }
 
-export class ShellRegistry implements BackgroundShellRegistry {
+export class ShellRegistry {
   private readonly entries = new Map<string, Entry>()
-  /** A bare host `job_kill` until tool-kill-shell sets its own default. */
+  /** What a bare host `job_kill` does; tool-kill-shell sets its configured timeout here. */
   defaultKill: KillRequest = { signal: 'SIGTERM', force: true, timeoutMs: 5000 }
+  /** The tool that stops a shell: tool-kill-shell sets its configured name. */
   stopTool: string | undefined
   /** Said once by /tasks: the shells of dead hosts stopped at start. */
   leftoverNotice: string | undefined
+  /** The private 0700 directory of every shell's log. */
   readonly logDir: string
   private saving: NodeJS.Timeout | undefined
 
@@ -63,6 +65,7 @@ export class ShellRegistry implements BackgroundShellRegistry {
     void shell.settled.then(() => this.saveRunning())
   }
 
+  /** Status, run time, output size and time since the last output. */
   liveness(record: ShellRecord): string {
     return liveness(record, Date.now())
   }
@@ -105,7 +108,10 @@ export class ShellRegistry implements BackgroundShellRegistry {
     if (dirname(resolve(record.output_file)) === this.logDir) rmSync(record.output_file, { force: true })
   }
 
-  /** A request sharing a kill under way gets that kill's very promise. */
+  /**
+   * Signal the group and every marked process, wait, escalate when `force`, report a fresh census's survivors.
+   * Refuses the host's own pids. A request sharing a kill under way (it asks no more) gets that kill's very promise.
+   */
   terminate(id: string, request: KillRequest): Promise<KillOutcome> {
     const entry = this.entries.get(id)
     if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
@@ -120,6 +126,7 @@ export class ShellRegistry implements BackgroundShellRegistry {
     return shell?.terminate(request) ?? Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code, elapsed_ms: 0, timeout_ms: 0, survivors: [] })
   }
 
+  /** Resolves once every process of the shell is gone and its log flushed. */
   async settled(id: string): Promise<ShellRecord> {
     const entry = this.entries.get(id)
     if (entry === undefined) throw new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND')
