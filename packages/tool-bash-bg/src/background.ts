@@ -12,8 +12,6 @@ import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
 
 /** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
 const DRAIN_AFTER_EMPTY_MS = 1000
-/** Poll ceiling while a group outlives its leader (a server started with `&`). */
-const WATCH_INTERVAL_MS = 1000
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
@@ -74,7 +72,7 @@ export class BackgroundShell {
     this.record.exit_code = exit.code
     this.record.signal = exit.signal
     this.record.leader_exited_at = exit.at.toISOString()
-    await this.group.waitEmpty(Number.POSITIVE_INFINITY, WATCH_INTERVAL_MS, false)
+    await this.group.waitEmpty(Number.POSITIVE_INFINITY, false)
     await closed(streams, DRAIN_AFTER_EMPTY_MS)
     for (const stream of streams) stream.destroy()
     this.writer.close()

@@ -14,6 +14,9 @@ const NOTHING: ScanResult = { group: [], marked: [] }
 const DISCOVERY_MS = 20
 /** After SIGKILL, how long to wait for the kernel to finish the group before reporting survivors. */
 const AFTER_SIGKILL_MS = 1000
+/** Poll ceilings once the leader exited: a kill's wait, and the watch of a group outliving its leader (a server started with `&`). */
+const KILL_POLL_MS = 50
+const WATCH_POLL_MS = 1000
 
 export class ProcessGroup {
   readonly pgid: number
@@ -140,18 +143,19 @@ export class ProcessGroup {
     })
     if (!this.signal(request.signal)) return outcome('none', false, [])
     onSignalled?.()
-    if (await this.waitEmpty(request.timeoutMs, 50, true)) return outcome(request.signal, false, [])
+    if (await this.waitEmpty(request.timeoutMs, true)) return outcome(request.signal, false, [])
     if (!request.force) return outcome(request.signal, false, this.census())
     this.signal('SIGKILL')
-    const empty = await this.waitEmpty(AFTER_SIGKILL_MS, 50, true)
+    const empty = await this.waitEmpty(AFTER_SIGKILL_MS, true)
     return outcome(request.signal, true, empty ? [] : this.census())
   }
 
   /**
-   * True once the shell is empty, false after `timeoutMs`; polls /proc from 1 ms up to `maxIntervalMs`
-   * after the leader exits. Only a kill's wait (`keepAlive`) holds the host open.
+   * True once the shell is empty, false after `timeoutMs`; polls /proc from 1 ms up to a ceiling after
+   * the leader exits. Only a kill's wait (`keepAlive`) holds the host open.
    */
-  async waitEmpty(timeoutMs: number, maxIntervalMs: number, keepAlive: boolean): Promise<boolean> {
+  async waitEmpty(timeoutMs: number, keepAlive: boolean): Promise<boolean> {
+    const maxIntervalMs = keepAlive ? KILL_POLL_MS : WATCH_POLL_MS
     if (keepAlive) this.active++
     try {
       const deadline = Date.now() + timeoutMs

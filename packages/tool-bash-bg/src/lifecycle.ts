@@ -13,12 +13,17 @@ const OURS = Symbol.for('@gencode-ai/dsh-tool-bash-bg/exit-guard')
 
 type Tagged = ((signal: NodeJS.Signals) => void) & { [OURS]?: true }
 
-function installExitGuard(cleanup: () => void): () => void {
+export function startRegistry(ctx: Context): ShellRegistry {
+  const host = openHostDir()
+  const registry = new ShellRegistry(host)
+  const stopped = reapLeftovers(host)
+  if (stopped > 0) registry.leftoverNotice = `Stopped ${stopped} shell${stopped === 1 ? '' : 's'} left by a host that exited without cleanup`
   let done = false
   const onExit: Tagged = () => {
     if (done) return
     done = true
-    cleanup()
+    registry.terminateAllSync(250)
+    host.remove()
   }
   const onSignal: Tagged = (signal: NodeJS.Signals) => {
     if (process.listeners(signal).some((listener) => (listener as Tagged)[OURS] !== true)) return
@@ -35,20 +40,8 @@ function installExitGuard(cleanup: () => void): () => void {
     process.off('exit', onExit)
     for (const signal of SIGNALS) process.off(signal, onSignal)
   }
-  return uninstall
-}
-
-export function startRegistry(ctx: Context): ShellRegistry {
-  const host = openHostDir()
-  const registry = new ShellRegistry(host)
-  const stopped = reapLeftovers(host)
-  if (stopped > 0) registry.leftoverNotice = `Stopped ${stopped} shell${stopped === 1 ? '' : 's'} left by a host that exited without cleanup`
-  const uninstallGuard = installExitGuard(() => {
-    registry.terminateAllSync(250)
-    host.remove()
-  })
   ctx.effect(() => async () => {
-    uninstallGuard()
+    uninstall()
     await registry.terminateAll(registry.defaultKill)
     host.remove()
   }, 'tool-bash-bg shells')
