@@ -1,9 +1,4 @@
-/**
- * One background shell: a detached process group whose stdout and stderr go to a capped log,
- * watched until every process of the group is gone. It settles (record final, log flushed)
- * exactly once, and is the producer behind the host job when there is one.
- */
-import { spawn, type ChildProcess } from 'node:child_process'
+/** One background shell: a detached process group writing to a capped log, watched until all of it is gone; it settles once. */
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
 import type { Socket } from 'node:net'
 import type { Readable } from 'node:stream'
@@ -11,18 +6,16 @@ import { StringDecoder } from 'node:string_decoder'
 import type { JobHooks, JobOutcome } from '@deepseek-ai/dsh-jobs'
 import { ProcessGroup } from './group.ts'
 import { SHELL_MARK } from './process-group.ts'
-import { spawnFailed, type Launch } from './launch.ts'
+import { closed, spawnGroup, type Launch } from './launch.ts'
 import { LogWriter } from './log-writer.ts'
 import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
-import { terminateGroup } from './terminate.ts'
 
 /** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
 const DRAIN_AFTER_EMPTY_MS = 1000
-/** Poll ceiling while a group outlives its leader (a server started with `&`). */
-const WATCH_INTERVAL_MS = 1000
 
-export type MutableShellRecord = { -readonly [K in keyof ShellRecord]: ShellRecord[K] }
+const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
+/** `defaultKill`: the registry's current bare job_kill request; `hostMark`: `DSH_BG_HOST=…`, on every process of the shell. */
 export interface ShellInit {
   id: string
   command: string
@@ -30,66 +23,35 @@ export interface ShellInit {
   launch: Launch
   outputFile: string
   maxLogBytes: number
-  /** The registry's current bare job_kill request (read when the host cancels). */
   defaultKill: () => KillRequest
-  /** The host's own mark (`DSH_BG_HOST=…`), carried with the shell's by every process of it. */
   hostMark: string
 }
 
-
-function closedOrTimeout(streams: readonly Readable[], ms: number): Promise<void> {
-  const all = Promise.all(streams.map((stream) => new Promise<void>((resolve) => {
-    if (stream.destroyed || stream.readableEnded) resolve()
-    else stream.once('close', () => resolve())
-  })))
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    timer.unref()
-    void all.then(() => { clearTimeout(timer); resolve() })
-  })
-}
-
-/** Whether `next` may end the group where `current` may not: it escalates, or starts with SIGKILL. */
-function asksForMore(next: KillRequest, current: KillRequest): boolean {
-  if (current.force || current.signal === 'SIGKILL') return false
-  return next.force || next.signal === 'SIGKILL'
-}
-
 export class BackgroundShell {
-  readonly record: MutableShellRecord
+  readonly record: { -readonly [K in keyof ShellRecord]: ShellRecord[K] }
   readonly group: ProcessGroup
   readonly settled: Promise<ShellRecord>
   private readonly writer: LogWriter
   private termination: { request: KillRequest, outcome: Promise<KillOutcome> } | undefined
-  /** The first signal a kill actually sent, when one did. */
+  /** The first signal a kill actually sent. */
   private killSignal: string | undefined
   private cursor = 0
   private readonly decoder = new StringDecoder('utf8')
 
-  /** Spawn synchronously (a host job's `run` must return at once); throws when nothing started. */
-  private readonly defaultKill: () => KillRequest
-
-  constructor(init: ShellInit) {
-    this.defaultKill = init.defaultKill
+  /** Spawns synchronously (a host job's `run` must return at once); throws when nothing started. */
+  constructor(private readonly init: ShellInit) {
     this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
-    const [program, ...args] = init.launch.argv
-    let child: ChildProcess
+    const [name, value] = init.hostMark.split('=') as [string, string]
+    let child
     try {
-      const [name, value] = init.hostMark.split('=') as [string, string]
-      const env = { ...init.launch.env, [SHELL_MARK]: init.id, [name]: value }
-      child = spawn(program, args, { cwd: init.launch.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+      child = spawnGroup(init.launch, { [SHELL_MARK]: init.id, [name]: value })
     } catch (error) {
-      // spawn throws synchronously on arguments it cannot pass (e.g. a NUL byte): keep no log.
-      this.discardLog(init.outputFile)
-      throw spawnFailed(program, error)
-    }
-    if (child.pid === undefined) {
-      child.once('error', () => {})
-      this.discardLog(init.outputFile)
-      throw spawnFailed(program)
+      this.writer.close()
+      unlinkSync(init.outputFile)
+      throw error
     }
     this.group = new ProcessGroup(child, [`${SHELL_MARK}=${init.id}`, init.hostMark])
-    const streams = [child.stdout, child.stderr].filter((stream): stream is NonNullable<typeof stream> => stream !== null)
+    const streams = [child.stdout, child.stderr]
     for (const stream of streams) {
       this.writer.attach(stream)
       // A running shell must not keep the host alive: exit handlers kill it instead.
@@ -98,38 +60,20 @@ export class BackgroundShell {
     }
     child.unref()
     this.record = {
-      id: init.id,
-      pid: child.pid,
-      command: init.command,
-      cwd: init.launch.cwd,
-      owner: init.owner,
-      started_at: new Date().toISOString(),
-      status: 'running',
-      exit_code: null,
-      signal: null,
-      leader_exited_at: null,
-      ended_at: null,
-      output_file: init.outputFile,
-      bytes: 0,
-      capped: false,
-      last_output_at: null,
-      processes: 1,
+      id: init.id, pid: this.group.pgid, command: init.command, cwd: init.launch.cwd, owner: init.owner,
+      started_at: new Date().toISOString(), status: 'running', exit_code: null, signal: null, leader_exited_at: null, ended_at: null,
+      output_file: init.outputFile, bytes: 0, capped: false, last_output_at: null, processes: 1,
     }
     this.settled = this.watch(streams)
   }
 
-  private discardLog(path: string): void {
-    this.writer.close()
-    unlinkSync(path)
-  }
-
-  private async watch(streams: Readable[]): Promise<ShellRecord> {
+  private async watch(streams: readonly Readable[]): Promise<ShellRecord> {
     const exit = await this.group.exited
     this.record.exit_code = exit.code
     this.record.signal = exit.signal
     this.record.leader_exited_at = exit.at.toISOString()
-    await this.group.waitEmpty(Number.POSITIVE_INFINITY, WATCH_INTERVAL_MS, false)
-    await closedOrTimeout(streams, DRAIN_AFTER_EMPTY_MS)
+    await this.group.waitEmpty(Number.POSITIVE_INFINITY, false)
+    await closed(streams, DRAIN_AFTER_EMPTY_MS)
     for (const stream of streams) stream.destroy()
     this.writer.close()
     this.sync()
@@ -150,21 +94,19 @@ export class BackgroundShell {
   }
 
   /**
-   * Signal, wait, escalate (see terminate.ts). A request made while another is under way
-   * shares it, unless it asks for more (force, or SIGKILL): then it waits for the current one
-   * and, when anything of the group survived it, runs anew. Otherwise dispose's SIGKILL would
-   * be lost behind a kill_shell force:false still waiting (orphans). Once one is over, a new
-   * request runs anew.
+   * Signal, wait, escalate. A request made while another is under way shares it, unless it asks
+   * for more (force, or SIGKILL): then it waits for that one and, when anything survived, runs
+   * anew — else dispose's SIGKILL would be lost behind a kill_shell force:false still waiting.
    */
   terminate(request: KillRequest): Promise<KillOutcome> {
     const current = this.termination
     if (current !== undefined) {
-      if (!asksForMore(request, current.request)) return current.outcome
+      if (escalates(current.request) || !escalates(request)) return current.outcome
       return current.outcome.then((outcome) => outcome.survivors.length === 0 ? outcome : this.terminate(request))
     }
     const entry = {
       request,
-      outcome: terminateGroup(this.group, request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
+      outcome: this.group.terminate(request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
         if (outcome.survivors.length === 0) await this.settled
         return outcome
       }).finally(() => { if (this.termination === entry) this.termination = undefined }),
@@ -173,22 +115,6 @@ export class BackgroundShell {
     return entry.outcome
   }
 
-  /**
-   * The host job's cancel: synchronous, never throws; carries out a stored kill_shell request
-   * once. The host cancels again for a job still stopping (the user's job_kill after a
-   * kill_shell force:false): that one is a bare job_kill, the registry's defaultKill.
-   */
-  cancel(): void {
-    try {
-      const request = this.record.kill_request ?? this.defaultKill()
-      delete this.record.kill_request
-      this.terminate(request).catch(() => {})
-    } catch {
-      // cancel must never throw; the group is still reachable through dispose and exit handlers.
-    }
-  }
-
-  /** The settled shell as a host job outcome. */
   outcome(): JobOutcome {
     const record = this.record
     const cap = record.capped ? `; log capped at ${record.bytes} bytes` : ''
@@ -202,29 +128,10 @@ export class BackgroundShell {
   }
 
   /**
-   * Watch the log as written: `watcher` gets what is already in it (read once, in pieces), then
-   * every later piece as it is written. Returns the unsubscribe.
+   * `watcher` gets every piece of the log as it is written; returns the unsubscribe. wait_for
+   * attaches it in the tick that spawned the shell, before any output can arrive, so it sees all.
    */
   watchOutput(watcher: (written: Buffer) => void): () => void {
-    const written = this.writer.bytes
-    if (written > 0) {
-      const piece = Buffer.alloc(Math.min(written, 1 << 20))
-      try {
-        const fd = openSync(this.record.output_file, 'r')
-        try {
-          for (let at = 0; at < written;) {
-            const n = readSync(fd, piece, 0, Math.min(piece.length, written - at), at)
-            if (n === 0) break
-            watcher(piece.subarray(0, n))
-            at += n
-          }
-        } finally {
-          closeSync(fd)
-        }
-      } catch {
-        // The log is gone (the shell was removed): nothing earlier to see.
-      }
-    }
     this.writer.watchers.add(watcher)
     return () => { this.writer.watchers.delete(watcher) }
   }
@@ -234,17 +141,17 @@ export class BackgroundShell {
     const end = this.writer.bytes
     if (end <= this.cursor) return ''
     const skipped = Math.max(0, end - this.cursor - limit)
-    const from = this.cursor + skipped
     if (skipped > 0) this.decoder.end()
-    const buffer = Buffer.alloc(end - from)
+    const buffer = Buffer.alloc(end - this.cursor - skipped)
     try {
       const fd = openSync(this.record.output_file, 'r')
       try {
-        readSync(fd, buffer, 0, buffer.length, from)
+        readSync(fd, buffer, 0, buffer.length, this.cursor + skipped)
       } finally {
         closeSync(fd)
       }
     } catch {
+      // The log is gone (the shell was removed).
       return ''
     }
     this.cursor = end
@@ -255,11 +162,17 @@ export class BackgroundShell {
     return `[${skipped + start} earlier bytes skipped; the whole log is ${this.record.output_file}]\n${this.decoder.write(buffer.subarray(start))}`
   }
 
-
-  /** Host job hooks for this shell. */
+  /** Host job hooks. The cancel carries out a stored kill_shell request once; a later cancel is a bare job_kill. */
   hooks(readLimit: number): JobHooks {
     return {
-      cancel: () => this.cancel(),
+      cancel: () => {
+        // cancel must never throw; the group stays reachable through dispose and exit handlers.
+        try {
+          const request = this.record.kill_request ?? this.init.defaultKill()
+          delete this.record.kill_request
+          this.terminate(request).catch(() => {})
+        } catch {}
+      },
       done: this.settled.then(() => this.outcome()),
       readOutput: () => this.readOutput(readLimit),
     }

@@ -1,23 +1,22 @@
 /**
- * One background shell's processes and what we know about them: its process group, plus every
- * process outside it that carries the shell's environment marks (a `setsid` child, a
- * double-forked daemon). The leader is our own child, so its pid (the group id) cannot be
- * reused until Node reaps it; after that, the group is alive only while /proc shows a live
- * member that started no earlier than the leader. Once observed empty, the group is never
- * signalled again (pid reuse); marked processes are found afresh by each scan.
+ * One shell's processes, and the one place they are killed: its group plus every process carrying its
+ * environment marks (a `setsid` child, a double-forked daemon). The leader is our child, so its pid is not
+ * reused until Node reaps it; after that only processes no older than the leader count, and an empty group is never signalled again.
  */
 import type { ChildProcess } from 'node:child_process'
 import { groupExists, scanShells, signalPid, startTimeOf, type ScanResult, type ScanTarget } from './process-group.ts'
+import type { KillOutcome, KillRequest } from './registry-types.ts'
 
-export interface LeaderExit {
-  code: number | null
-  signal: NodeJS.Signals | null
-  at: Date
-}
+type LeaderExit = { code: number | null, signal: NodeJS.Signals | null, at: Date }
 
 const NOTHING: ScanResult = { group: [], marked: [] }
 /** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */
 const DISCOVERY_MS = 20
+/** After SIGKILL, how long to wait for the kernel to finish the group before reporting survivors. */
+const AFTER_SIGKILL_MS = 1000
+/** Poll ceilings once the leader exited: a kill's wait, and the watch of a group outliving its leader (a server started with `&`). */
+const KILL_POLL_MS = 50
+const WATCH_POLL_MS = 1000
 
 export class ProcessGroup {
   readonly pgid: number
@@ -25,25 +24,25 @@ export class ProcessGroup {
   /** Set once Node reaped the leader. */
   leaderExit: LeaderExit | undefined
   readonly exited: Promise<LeaderExit>
-  /** Live processes at the last look (1 until the first scan: the leader). */
+  /** Live processes at the last look. */
   live = 1
+  /** Observed with no live process: it stays empty for us. */
+  empty = false
   private groupGone = false
-  private gone = false
-  /** The signal of the kill under way, owed to every marked process outside the group a scan finds. */
+  /** The signal of the kill under way, owed to every marked process a scan finds. */
   private owed: { signal: NodeJS.Signals, sent: Set<number> } | undefined
   private discovery: NodeJS.Timeout | undefined
-  /** Waits someone awaits (a kill): while one runs, the passive watch leaves the scanning to it. */
+  /** Kill waits under way: meanwhile the passive watch leaves the scanning to them. */
   private active = 0
-  private readonly emptied: Promise<void>
   private markEmptied: () => void = () => {}
+  private readonly emptied = new Promise<void>((resolve) => { this.markEmptied = resolve })
 
   /** `marks`: the `NAME=value` environment entries every process of the shell carries. */
   constructor(child: ChildProcess, readonly marks: readonly string[] = []) {
     if (child.pid === undefined) throw new Error('process group: the child has no pid (spawn failed)')
     this.pgid = child.pid
-    // Read before the event loop can reap the leader: its /proc entry exists until then.
+    // Read before the event loop can reap the leader.
     this.leaderStart = startTimeOf(child.pid) ?? 0
-    this.emptied = new Promise((resolve) => { this.markEmptied = resolve })
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.leaderExit = { code, signal, at: new Date() }
@@ -52,20 +51,19 @@ export class ProcessGroup {
     })
   }
 
-  /** Whether the shell was observed with no live process (then it stays empty for us). */
-  get empty(): boolean {
-    return this.gone
+  private markEmpty(): void {
+    this.empty = true
+    this.live = 0
+    this.markEmptied()
   }
 
-  /** What a scan looks for now; undefined when nothing is left to look for. */
+  /** What a scan looks for now; undefined when nothing is left. */
   target(): ScanTarget | undefined {
-    if (this.gone) return undefined
-    // The leader was reaped and no process (a zombie included) is left in the group: no scan needed for it.
+    if (this.empty) return undefined
+    // The leader was reaped and nothing (a zombie included) is left in the group.
     if (this.leaderExit !== undefined && !this.groupGone && !groupExists(this.pgid)) this.groupGone = true
     if (this.groupGone && this.marks.length === 0) {
-      this.gone = true
-      this.live = 0
-      this.markEmptied()
+      this.markEmpty()
       return undefined
     }
     return { pgid: this.pgid, leaderStart: this.leaderStart, group: !this.groupGone, marks: this.marks }
@@ -74,46 +72,35 @@ export class ProcessGroup {
   /** Take in what a scan found for {@link target}. */
   observe(found: ScanResult): ScanResult {
     let result = found
-    // A live process whose own pid is the group id leads a new group: the kernel hands a pid
-    // out again only once nothing uses it as a group id, so ours emptied first (pid reuse).
+    // A live process whose own pid is the group id leads a new group: the kernel reuses a pid
+    // only once nothing uses it as a group id, so ours emptied first.
     if (this.leaderExit !== undefined && !this.groupGone && (found.group.length === 0 || found.group.includes(this.pgid))) {
       this.groupGone = true
       result = { group: [], marked: found.marked }
     }
     this.live = result.group.length + result.marked.length
-    const owed = this.owed
-    if (owed !== undefined) {
+    if (this.owed !== undefined) {
       clearTimeout(this.discovery)
       for (const pid of result.marked) {
-        if (!owed.sent.has(pid)) signalPid(pid, owed.signal)
-        owed.sent.add(pid)
+        if (!this.owed.sent.has(pid)) signalPid(pid, this.owed.signal)
+        this.owed.sent.add(pid)
       }
     }
-    if (this.leaderExit !== undefined && this.live === 0) {
-      this.gone = true
-      this.markEmptied()
-    }
+    if (this.leaderExit !== undefined && this.live === 0) this.markEmpty()
     return result
   }
 
-  /** Live processes now, split into group members and marked ones outside the group. */
-  scan(): ScanResult {
+  private scan(): ScanResult {
     const target = this.target()
-    if (target === undefined) return NOTHING
-    return this.observe(scanShells([target])[0] ?? NOTHING)
+    return target === undefined ? NOTHING : this.observe(scanShells([target])[0] ?? NOTHING)
   }
 
-  /** Live processes now (pids). Observing none after the leader exited marks the shell gone. */
   members(): number[] {
     const found = this.scan()
     return [...found.group, ...found.marked]
   }
 
-  /**
-   * A fresh look that trusts no cached liveness (a kill's wait and its survivors use it): the
-   * group's live members, unless the group was seen empty or a newer process holds its id (pid
-   * reuse), plus every marked process. Updates what is known, as a scan does.
-   */
+  /** Live pids by a fresh look that trusts no cached liveness (a kill's wait and survivors), sorted. */
   census(): number[] {
     const [found] = scanShells([{ pgid: this.pgid, leaderStart: this.leaderStart, group: true, marks: this.marks }])
     if (found === undefined) return []
@@ -125,19 +112,17 @@ export class ProcessGroup {
 
   /**
    * Signal every process of the shell; false when there was none. While the leader is unreaped
-   * its pid pins the group id, so the group is signalled at once and the marked processes
-   * outside it by the next scan: the wait's, when the leader exits, or one `DISCOVERY_MS` later.
-   * A cooperative shell is so stopped with one /proc pass.
+   * its pid pins the group id, so the group is signalled at once and marked processes by the
+   * next scan (the wait's, or one `DISCOVERY_MS` later): one /proc pass for a cooperative shell.
    */
   signal(signal: NodeJS.Signals): boolean {
-    if (this.gone) return false
+    if (this.empty) return false
     this.owed = { signal, sent: new Set() }
     if (this.leaderExit === undefined) {
       const sent = signalPid(-this.pgid, signal)
       if (this.marks.length > 0) {
         clearTimeout(this.discovery)
-        this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS)
-        this.discovery.unref()
+        this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS).unref()
       }
       return sent
     }
@@ -147,12 +132,30 @@ export class ProcessGroup {
   }
 
   /**
-   * Resolve true as soon as the shell is empty, false after `timeoutMs`. The leader's exit wakes
-   * it at once; then it polls /proc from 1 ms, doubling up to `maxIntervalMs`. Only a wait
-   * someone awaits (`keepAlive`, a kill) holds the host open; watching a running shell never
-   * does, and leaves the scanning to a kill's wait while one runs.
+   * Signal, wait, escalate: kill_shell's request, the host's job_kill, a foreground timeout and
+   * dispose all come here. `onSignalled` runs (synchronously) once the first signal reached a live group.
    */
-  async waitEmpty(timeoutMs: number, maxIntervalMs: number, keepAlive: boolean): Promise<boolean> {
+  async terminate(request: KillRequest, onSignalled?: () => void): Promise<KillOutcome> {
+    const started = Date.now()
+    const outcome = (signal_sent: KillOutcome['signal_sent'], force_killed: boolean, survivors: number[]): KillOutcome => ({
+      signal_sent, force_killed, exit_code: this.leaderExit?.code ?? null,
+      elapsed_ms: Date.now() - started, timeout_ms: request.timeoutMs, survivors,
+    })
+    if (!this.signal(request.signal)) return outcome('none', false, [])
+    onSignalled?.()
+    if (await this.waitEmpty(request.timeoutMs, true)) return outcome(request.signal, false, [])
+    if (!request.force) return outcome(request.signal, false, this.census())
+    this.signal('SIGKILL')
+    const empty = await this.waitEmpty(AFTER_SIGKILL_MS, true)
+    return outcome(request.signal, true, empty ? [] : this.census())
+  }
+
+  /**
+   * True once the shell is empty, false after `timeoutMs`; polls /proc from 1 ms up to a ceiling after
+   * the leader exits. Only a kill's wait (`keepAlive`) holds the host open.
+   */
+  async waitEmpty(timeoutMs: number, keepAlive: boolean): Promise<boolean> {
+    const maxIntervalMs = keepAlive ? KILL_POLL_MS : WATCH_POLL_MS
     if (keepAlive) this.active++
     try {
       const deadline = Date.now() + timeoutMs
@@ -162,7 +165,7 @@ export class ProcessGroup {
         const passive = !keepAlive && this.active > 0
         // A kill's wait takes a fresh census each time, so it never ends on stale knowledge.
         const empty = () => (keepAlive ? this.census() : this.members()).length === 0
-        if (this.gone || (!leaderAlive && !passive && empty())) return true
+        if (this.empty || (!leaderAlive && !passive && empty())) return true
         const left = deadline - Date.now()
         if (left <= 0) return false
         await new Promise<void>((resolve) => {
@@ -178,4 +181,17 @@ export class ProcessGroup {
       if (keepAlive) this.active--
     }
   }
+}
+
+/** One /proc pass for all `groups`; those still holding a live process (an unreaped leader not counted). */
+export function scanGroups(groups: readonly ProcessGroup[]): ProcessGroup[] {
+  const looking = groups.flatMap((group) => {
+    const target = group.target()
+    return target === undefined ? [] : [{ group, target }]
+  })
+  const found = scanShells(looking.map((each) => each.target))
+  return looking.filter(({ group }, i) => {
+    const result = group.observe(found[i] ?? NOTHING)
+    return result.group.length + result.marked.length > 0
+  }).map(({ group }) => group)
 }

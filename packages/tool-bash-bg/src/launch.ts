@@ -1,9 +1,7 @@
-/**
- * What to spawn for one call: the argv (confined by ctx.sandbox when composed), the working
- * directory and the environment. Foreground and background share it, so both run under the
- * same sandbox policy and shell environment as first-party bash.
- */
+/** What to spawn for one call (under the same sandbox policy and shell environment as first-party bash), and the spawn. */
+import { spawn, type ChildProcessByStdio } from 'node:child_process'
 import { statSync } from 'node:fs'
+import type { Readable } from 'node:stream'
 import type { Context } from '@deepseek-ai/cordis'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { FsError } from '@deepseek-ai/dsh-fs'
@@ -29,35 +27,10 @@ export async function planLaunch(ctx: Context, command: string, exec: ToolExecut
     throw new HarnessError('bash_bg: ctx.sandbox is composed but ctx.sandboxPolicy is not — add @deepseek-ai/dsh-sandbox-policy to the composition', 'SANDBOX_UNAVAILABLE')
   }
   const policy: SandboxExecutionPolicy | undefined = sandboxPolicy?.resolve(exec.agent === undefined ? {} : { session: exec.agent.session })
-  const cwd = policy?.workspaceRoot ?? exec.agent?.session.header.cwd ?? await defaultCwd(ctx)
-  assertDirectory(cwd)
-  // As first-party bash builds it: the host env without credential-shaped names (*KEY*, *TOKEN*,
-  // *SECRET*, *PASSWORD*) or stale DSH_* facts, then the defaults, then this call's DSH_* facts.
-  const env = { ...scrubbedParentEnv(), ...ENV_DEFAULTS, ...ctx.get('shellEnv')?.collect(exec) }
-  const argv: [string, ...string[]] = ['bash', '-c', command]
-  if (sandbox === undefined || policy === undefined || policy.mode === 'danger-full-access') {
-    return { argv, cwd, env }
-  }
-  // Throws the host's SandboxUnavailableError (SANDBOX_UNAVAILABLE) when no backend is usable.
-  const confined = sandbox.confine(argv, { ...policy, mode: policy.mode })
-  const [program, ...args] = confined.argv
-  if (program === undefined) throw new HarnessError('bash_bg: the sandbox returned an empty argv', 'SANDBOX_UNAVAILABLE')
-  return { argv: [program, ...args], cwd, env }
-}
-
-/** The one error for a program that could not be started, foreground or background. */
-export function spawnFailed(program: string, cause?: unknown): HarnessError {
-  return new HarnessError(`bash_bg: could not start ${program} — check that it is installed and on PATH`, 'SPAWN_FAILED', cause === undefined ? undefined : { cause })
-}
-
-/** A call with no agent runs where the filesystem provider's relative paths resolve. */
-async function defaultCwd(ctx: Context): Promise<string> {
   const fs = ctx.get('fs')
-  if (fs === undefined) return process.cwd()
-  return fs.processPath(await fs.resolve('.'))
-}
-
-function assertDirectory(cwd: string): void {
+  // A call with no agent runs where the filesystem provider's relative paths resolve.
+  const cwd = policy?.workspaceRoot ?? exec.agent?.session.header.cwd
+    ?? (fs === undefined ? process.cwd() : fs.processPath(await fs.resolve('.')))
   let isDirectory = false
   try {
     isDirectory = statSync(cwd).isDirectory()
@@ -65,4 +38,44 @@ function assertDirectory(cwd: string): void {
     throw new FsError(`working directory ${cwd} no longer exists — recreate it, or start the session in an existing directory`, 'FS_NOT_FOUND')
   }
   if (!isDirectory) throw new FsError(`working directory ${cwd} is not a directory — start the session in a directory`, 'FS_NOT_DIRECTORY')
+  // As first-party bash builds it: the host env without credential-shaped names or stale DSH_* facts,
+  // then the defaults, then this call's DSH_* facts.
+  const env = { ...scrubbedParentEnv(), ...ENV_DEFAULTS, ...ctx.get('shellEnv')?.collect(exec) }
+  const argv: [string, ...string[]] = ['bash', '-c', command]
+  if (sandbox === undefined || policy === undefined || policy.mode === 'danger-full-access') return { argv, cwd, env }
+  // Throws the host's SandboxUnavailableError (SANDBOX_UNAVAILABLE) when no backend is usable.
+  const [program, ...args] = sandbox.confine(argv, { ...policy, mode: policy.mode }).argv
+  if (program === undefined) throw new HarnessError('bash_bg: the sandbox returned an empty argv', 'SANDBOX_UNAVAILABLE')
+  return { argv: [program, ...args], cwd, env }
+}
+
+/** Spawn the leader of a new process group with piped output; throws when nothing started. */
+export function spawnGroup(launch: Launch, marks: Record<string, string> = {}): ChildProcessByStdio<null, Readable, Readable> {
+  const [program, ...args] = launch.argv
+  const failed = (cause?: unknown) => new HarnessError(
+    `bash_bg: could not start ${program} — check that it is installed and on PATH`, 'SPAWN_FAILED', cause === undefined ? undefined : { cause },
+  )
+  let child: ChildProcessByStdio<null, Readable, Readable>
+  try {
+    child = spawn(program, args, { cwd: launch.cwd, env: { ...launch.env, ...marks }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  } catch (error) {
+    // Arguments spawn cannot pass (a NUL byte) throw synchronously.
+    throw failed(error)
+  }
+  if (child.pid === undefined) {
+    child.once('error', () => {})
+    throw failed()
+  }
+  return child
+}
+
+/** True once every stream closed; false after `ms`, when given. */
+export function closed(streams: readonly Readable[], ms?: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = ms === undefined ? undefined : setTimeout(() => resolve(false), ms).unref()
+    void Promise.all(streams.map((stream) => new Promise((done) => {
+      if (stream.destroyed || stream.readableEnded) done(undefined)
+      else stream.once('close', done)
+    }))).then(() => { clearTimeout(timer); resolve(true) })
+  })
 }

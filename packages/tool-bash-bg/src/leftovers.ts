@@ -1,10 +1,7 @@
 /**
- * Crash leftovers. Every host keeps a private record (0600, in a 0700 per-user directory) of
- * its running shells beside its log directory, and marks every process of them with its own
- * `DSH_BG_HOST` value. A host that exits normally removes both. One killed with SIGKILL
- * cannot: the next host that applies this plugin finds the record of a host that is no longer
- * alive (its pid gone, or held by a newer process), stops the processes still carrying that
- * host's mark, and removes its logs. A live host's record is never acted on.
+ * Crash leftovers. Each host keeps a private record of its running shells and marks their processes
+ * with its `DSH_BG_HOST` value. The next host to start stops the marked processes of a host that died
+ * without cleanup (its pid gone or reused) and removes its logs; a live host's record is never acted on.
  */
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,24 +11,10 @@ import { envValue, HOST_MARK, scanShells, SHELL_MARK, signalPid, startTimeOf } f
 /** How long a leftover gets between SIGTERM and SIGKILL. */
 const LEFTOVER_GRACE_MS = 1000
 
+type HostRecord = { pid: number, start: number, mark: string, shells: string[] }
 
-interface HostRecord {
-  pid: number
-  start: number
-  mark: string
-  shells: string[]
-}
-
-export interface HostDir {
-  /** The private 0700 directory of this host's logs. */
-  logDir: string
-  /** `DSH_BG_HOST=<this host>`, on every process of its shells. */
-  mark: string
-  /** Record the shells running now (no-op without a private base directory). */
-  save(shells: readonly string[]): void
-  /** Remove the logs and the record. */
-  remove(): void
-}
+/** This host's private 0700 log directory, its `DSH_BG_HOST=…` mark, and its crash record. */
+export type HostDir = ReturnType<typeof openHostDir>
 
 /** The per-user base directory, when it is ours alone (else crash records are not kept). */
 function privateBase(): string | undefined {
@@ -49,28 +32,29 @@ function privateBase(): string | undefined {
   return realpathSync(base)
 }
 
-export function openHostDir(): HostDir {
+export function openHostDir() {
   const base = privateBase()
   // mkdtemp creates it 0700, outside any workspace.
   const logDir = realpathSync(mkdtempSync(base === undefined ? join(tmpdir(), 'dsh-bash-bg-') : join(base, 'host-')))
   const mark = `${HOST_MARK}=${basename(logDir)}`
   const recordFile = `${logDir}.json`
   const start = startTimeOf(process.pid) ?? 0
-  const dir: HostDir = {
+  const dir = {
     logDir,
     mark,
-    save(shells) {
+    /** Record the shells running now (no-op without a private base directory). */
+    save(shells: readonly string[]): void {
       if (base === undefined) return
       const record: HostRecord = { pid: process.pid, start, mark, shells: [...shells] }
-      const temp = `${recordFile}.tmp`
       try {
-        writeFileSync(temp, JSON.stringify(record), { mode: 0o600 })
-        renameSync(temp, recordFile)
+        writeFileSync(`${recordFile}.tmp`, JSON.stringify(record), { mode: 0o600 })
+        renameSync(`${recordFile}.tmp`, recordFile)
       } catch {
         // A record that cannot be written only loses crash cleanup, never a shell.
       }
     },
-    remove() {
+    /** Remove the logs and the record. */
+    remove(): void {
       rmSync(logDir, { recursive: true, force: true })
       rmSync(recordFile, { force: true })
     },
@@ -83,40 +67,31 @@ export function openHostDir(): HostDir {
 function readRecord(file: string): HostRecord | undefined {
   try {
     const record = JSON.parse(readFileSync(file, 'utf8')) as HostRecord
-    if (typeof record.mark !== 'string' || !record.mark.startsWith(`${HOST_MARK}=`) || !Array.isArray(record.shells)) return undefined
-    return record
+    return typeof record.mark === 'string' && record.mark.startsWith(`${HOST_MARK}=`) && Array.isArray(record.shells) ? record : undefined
   } catch {
     return undefined
   }
 }
 
-/** Whether the host that wrote `record` still runs: the same pid with the same start time. */
-function hostAlive(record: HostRecord): boolean {
-  return startTimeOf(record.pid) === record.start
-}
-
 /**
- * Stop what hosts that died without cleanup left running: SIGTERM every process carrying a
- * dead host's mark, SIGKILL what is left after a grace. Returns how many shells (distinct
- * DSH_BG_SHELL values) had a live process.
+ * SIGTERM every process carrying a dead host's mark (whether or not its record caught up with the
+ * last launch), SIGKILL what is left after a grace. Returns how many shells had a live process.
  */
 export function reapLeftovers(own: HostDir): number {
   const base = privateBase()
   if (base === undefined) return 0
-  let stopped = 0
   let entries: string[]
   try {
     entries = readdirSync(base)
   } catch {
     return 0
   }
+  let stopped = 0
   for (const entry of entries) {
-    if (!entry.endsWith('.json')) continue
     const file = join(base, entry)
-    const record = readRecord(file)
-    if (record === undefined || record.mark === own.mark || hostAlive(record)) continue
-    // Every process of the dead host's shells carries its mark, whether or not the record's
-    // list caught up with the last launch.
+    const record = entry.endsWith('.json') ? readRecord(file) : undefined
+    // The host still runs: the same pid with the same start time.
+    if (record === undefined || record.mark === own.mark || startTimeOf(record.pid) === record.start) continue
     const targets = [{ pgid: 0, leaderStart: record.start, group: false, marks: [record.mark] }]
     const pids = scanShells(targets)[0]?.marked ?? []
     stopped += new Set(pids.map((pid) => envValue(pid, SHELL_MARK) ?? String(pid))).size

@@ -1,26 +1,47 @@
 /**
- * The registry's lifetime, tied to the plugin's: a private log directory (with its crash record,
- * after stopping what dead hosts left running), the exit guard (kill
- * every shell when the host process ends) and the dispose effect (kill every shell, wait, remove
- * the logs).
+ * The registry lives and dies with the plugin: leftovers stopped at start; dispose kills every shell and
+ * removes the logs; on `exit`, SIGTERM and SIGINT every shell is killed synchronously. A signal is re-raised
+ * only when no other listener handles it (a host that traps SIGINT keeps its own behaviour).
  */
 import type { Context } from '@deepseek-ai/cordis'
-import { installExitGuard } from './exit-guard.ts'
 import { openHostDir, reapLeftovers } from './leftovers.ts'
 import { ShellRegistry } from './registry.ts'
 
-/** A registry that lives and dies with `ctx`'s fiber. */
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const
+/** Tags our listeners across module copies (HMR loads a fresh copy of this file). */
+const OURS = Symbol.for('@gencode-ai/dsh-tool-bash-bg/exit-guard')
+
+type Tagged = ((signal: NodeJS.Signals) => void) & { [OURS]?: true }
+
 export function startRegistry(ctx: Context): ShellRegistry {
   const host = openHostDir()
   const registry = new ShellRegistry(host)
   const stopped = reapLeftovers(host)
   if (stopped > 0) registry.leftoverNotice = `Stopped ${stopped} shell${stopped === 1 ? '' : 's'} left by a host that exited without cleanup`
-  const uninstallGuard = installExitGuard(() => {
+  let done = false
+  const onExit: Tagged = () => {
+    if (done) return
+    done = true
     registry.terminateAllSync(250)
     host.remove()
-  })
+  }
+  const onSignal: Tagged = (signal: NodeJS.Signals) => {
+    if (process.listeners(signal).some((listener) => (listener as Tagged)[OURS] !== true)) return
+    onExit(signal)
+    uninstall()
+    // The last of our guards restores the default action: the process ends by this signal.
+    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+  }
+  onExit[OURS] = true
+  onSignal[OURS] = true
+  process.on('exit', onExit)
+  for (const signal of SIGNALS) process.on(signal, onSignal)
+  function uninstall() {
+    process.off('exit', onExit)
+    for (const signal of SIGNALS) process.off(signal, onSignal)
+  }
   ctx.effect(() => async () => {
-    uninstallGuard()
+    uninstall()
     await registry.terminateAll(registry.defaultKill)
     host.remove()
   }, 'tool-bash-bg shells')

@@ -1,4 +1,4 @@
-/** Pure: how a shell is doing, in a few words — so a quiet shell is not mistaken for a dead one. */
+/** Pure: how a shell is doing, in a few words, so a quiet shell is not mistaken for a dead one. */
 import type { ShellRecord } from './registry-types.ts'
 
 /** '42s', '5m12s', '2h05m'. */
@@ -16,12 +16,10 @@ function size(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 }
 
-/** The leader's end, when it ended: 'exit 0' or 'SIGTERM'. */
-function leaderEnd(record: ShellRecord): string {
-  return record.signal ?? `exit ${record.exit_code ?? 0}`
-}
+/** The leader's end: 'exit 0' or 'SIGTERM'. */
+const leaderEnd = (record: ShellRecord) => record.signal ?? `exit ${record.exit_code ?? 0}`
 
-/** The status cell: 'running', or for a shell whose leader exited while processes remain, 'exit 0, 2 left'. */
+/** 'running', or once the leader exited while processes remain, 'exit 0, 2 left'. */
 export function statusOf(record: ShellRecord): string {
   if (record.status !== 'running' || record.leader_exited_at === null) return record.status
   return `${leaderEnd(record)}, ${record.processes} left`
@@ -34,13 +32,9 @@ export function outputOf(record: ShellRecord, now: number): string {
   return `${size(record.bytes)}, last ${duration(now - Date.parse(record.last_output_at))} ago`
 }
 
-/**
- * 'running 5m12s, 12.3 KiB, last 3s ago' / 'running 1m02s (leader exit 0, 2 left), no output' /
- * 'completed after 3s, 1.0 KiB, last 3s ago'.
- */
+/** 'running 5m12s, 12.3 KiB, last 3s ago' / 'running 1m02s (leader exit 0, 2 left), no output' / 'completed after 3s, …'. */
 export function liveness(record: ShellRecord, now: number): string {
-  const end = record.ended_at === null ? now : Date.parse(record.ended_at)
-  const ran = duration(end - Date.parse(record.started_at))
+  const ran = duration((record.ended_at === null ? now : Date.parse(record.ended_at)) - Date.parse(record.started_at))
   if (record.status !== 'running') return `${record.status} after ${ran}, ${outputOf(record, now)}`
   const leader = record.leader_exited_at === null ? '' : ` (leader ${leaderEnd(record)}, ${record.processes} left)`
   return `running ${ran}${leader}, ${outputOf(record, now)}`

@@ -1,29 +1,19 @@
 /**
- * The capped log of one background shell. stdout and stderr are appended in arrival order to
- * one file created 0600. At `maxBytes` capture stops: a one-line marker closes the file at
- * exactly the cap, later output is counted and discarded, and the pipes keep being drained so
- * the writer never blocks on a full pipe.
- *
- * Writes are synchronous: the log lives under the OS temp dir (local disk or tmpfs), where a
- * 64 KiB write into the page cache costs microseconds, and measured on a 1 GiB writer this is
- * about three times faster than queued async writes (bench/bash-bg). A disk error stops capture
- * the way the cap does; the shell itself keeps running.
+ * The capped log of one background shell: both streams in arrival order, in one new 0600 file. At the cap
+ * a marker ends it, later output is drained and counted out, and a disk error stops capture the same way.
+ * Writes are synchronous: about 3x faster than queued async writes on a 1 GiB writer (bench/bash-bg).
  */
 import { closeSync, constants, openSync, writeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
-
-function capMarker(maxBytes: number): string {
-  return `\n[bash_bg: log capped at ${maxBytes} bytes; later output was discarded]\n`
-}
 
 export class LogWriter {
   /** Bytes in the log, marker included. */
   bytes = 0
   /** True once capture stopped: at the cap, or at a disk error. */
   capped = false
-  /** The disk error that stopped capture, when one did (the log is then incomplete). */
+  /** The disk error that stopped capture (the log is then incomplete). */
   failure: string | undefined
-  /** When the log last grew (ms since the epoch), if it has. */
+  /** When the log last grew (ms since the epoch). */
   lastOutputAt: number | undefined
   /** Called with each piece as it is written (wait_for watches the log through this). */
   readonly watchers = new Set<(written: Buffer) => void>()
@@ -33,7 +23,7 @@ export class LogWriter {
   constructor(readonly path: string, private readonly maxBytes: number) {
     // O_EXCL: a log is always a new file of ours, never someone else's file at a guessed path.
     this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600)
-    this.marker = Buffer.from(capMarker(maxBytes))
+    this.marker = Buffer.from(`\n[bash_bg: log capped at ${maxBytes} bytes; later output was discarded]\n`)
   }
 
   /** Capture a stream into the log; it is drained to its end even after the cap. */
@@ -68,10 +58,8 @@ export class LogWriter {
     }
   }
 
-  /** Close the file. Idempotent. */
   close(): void {
-    if (this.fd === undefined) return
-    closeSync(this.fd)
+    if (this.fd !== undefined) closeSync(this.fd)
     this.fd = undefined
   }
 }

@@ -1,10 +1,6 @@
 /**
- * Process facts read from /proc (Linux): the one place this package (and, through the
- * registry, kill_shell) scans it. A background shell is its own process group (detached
- * spawn), and every process it starts carries its environment marker, so "is the shell still
- * running" means "does a live process of that group, or one carrying its marker, remain" —
- * the leader may exit long before a server it started, and a `setsid` child or a
- * double-forked daemon leaves the group but keeps the marker.
+ * Process facts from /proc (Linux). A shell lives while a live process of its group, or one carrying its
+ * environment marker, remains: a server outlives its leader, a `setsid` child leaves the group.
  */
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
 
@@ -13,10 +9,10 @@ export const SHELL_MARK = 'DSH_BG_SHELL'
 /** The environment variable naming the host (plugin instance) that started the shell. */
 export const HOST_MARK = 'DSH_BG_HOST'
 
-/** One buffer for every /proc read: open, read, close — no stat, no allocation (a scan reads every process). */
+/** One buffer for every /proc read: a scan reads every process, so no stat and no allocation. */
 const BUFFER = Buffer.alloc(16 * 1024)
 
-/** A /proc file as latin1 text, whole; undefined when it cannot be read (gone, or another user's). */
+/** A /proc file as latin1 text; undefined when it cannot be read (gone, or another user's). */
 function readProc(path: string): string | undefined {
   let fd: number
   try {
@@ -26,11 +22,8 @@ function readProc(path: string): string | undefined {
   }
   try {
     let text = ''
-    for (;;) {
-      const n = readSync(fd, BUFFER, 0, BUFFER.length, null)
-      if (n === 0) return text
-      text += BUFFER.toString('latin1', 0, n)
-    }
+    for (let n; (n = readSync(fd, BUFFER, 0, BUFFER.length, null)) > 0;) text += BUFFER.toString('latin1', 0, n)
+    return text
   } catch {
     return undefined
   } finally {
@@ -38,29 +31,18 @@ function readProc(path: string): string | undefined {
   }
 }
 
-interface ProcStat {
-  state: string
-  ppid: number
-  pgrp: number
-  session: number
-  /** Clock ticks after boot. */
-  starttime: number
-}
-
-/** Parse /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
-function readStat(pid: number): ProcStat | undefined {
+/** /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
+function readStat(pid: number): { state: string, ppid: number, pgrp: number, session: number, starttime: number } | undefined {
   const text = readProc(`/proc/${pid}/stat`)
   if (text === undefined) return undefined
+  // After the comm: state(0) ppid(1) pgrp(2) session(3) ... starttime (clock ticks after boot, 19).
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-  // After the comm: state(0) ppid(1) pgrp(2) session(3) ... starttime(19).
+  const [ppid = NaN, pgrp = NaN, session = NaN, starttime = NaN] = [1, 2, 3, 19].map((i) => Number(fields[i]))
   const state = fields[0]
-  const [ppid, pgrp, session, starttime] = [fields[1], fields[2], fields[3], fields[19]].map(Number)
-  if (state === undefined || ppid === undefined || pgrp === undefined || session === undefined || starttime === undefined) return undefined
-  if (!Number.isFinite(pgrp) || !Number.isFinite(starttime)) return undefined
+  if (state === undefined || !Number.isFinite(pgrp) || !Number.isFinite(starttime)) return undefined
   return { state, ppid, pgrp, session, starttime }
 }
 
-/** The start time (clock ticks after boot) of a process, or undefined when it is gone. */
 export function startTimeOf(pid: number): number | undefined {
   return readStat(pid)?.starttime
 }
@@ -68,27 +50,20 @@ export function startTimeOf(pid: number): number | undefined {
 /** What to look for: a group (while it may still have members) and the environment marks of one shell. */
 export interface ScanTarget {
   pgid: number
-  /** The leader's start time: nothing older can belong to the shell (pid reuse). */
+  /** Nothing older than the leader can belong to the shell (pid reuse). */
   leaderStart: number
   /** False once the group was observed empty: its id may be someone else's now. */
   group: boolean
-  /** `NAME=value` entries a process's environment must all hold to count as the shell's; none = group only. */
+  /** `NAME=value` entries a process's environment must all hold; none = group only. */
   marks: readonly string[]
 }
 
-export interface ScanResult {
-  /** Live members of the group. */
-  group: number[]
-  /** Live processes outside the group that carry the shell's marks. */
-  marked: number[]
-}
+/** Live group members, and live processes outside the group carrying the marks. */
+export type ScanResult = { group: number[], marked: number[] }
 
 let ancestors: { ppid: number, pids: Set<number> } | undefined
 
-/**
- * The host process, its ancestors, and their process groups and sessions: never signalled, not
- * even when they carry a shell's marks (a host started from inside a background shell).
- */
+/** The host, its ancestors, and their groups and sessions: never signalled, even when they carry a shell's marks. */
 export function protectedPids(): Set<number> {
   if (ancestors?.ppid === process.ppid) return ancestors.pids
   const pids = new Set<number>([process.pid, process.ppid, 0, 1])
@@ -105,26 +80,20 @@ export function protectedPids(): Set<number> {
   return pids
 }
 
-/** The value of one environment variable of a process, when it can be read. */
-export function envValue(pid: number, name: string): string | undefined {
+/** A process's environment as `\0NAME=value\0…`; undefined for another user's (never one of ours). */
+function environ(pid: number): string | undefined {
   const text = readProc(`/proc/${pid}/environ`)
-  const entry = text?.split('\0').find((item) => item.startsWith(`${name}=`))
-  return entry?.slice(name.length + 1)
+  return text === undefined ? undefined : `\0${text}`
 }
 
-function hasMarks(pid: number, marks: readonly string[]): boolean {
-  // Another user's process (EACCES) is never one of ours.
-  const text = readProc(`/proc/${pid}/environ`)
-  if (text === undefined) return false
-  const environ = `\0${text}`
-  return marks.every((mark) => environ.includes(`\0${mark}\0`))
+export function envValue(pid: number, name: string): string | undefined {
+  return environ(pid)?.split('\0').find((item) => item.startsWith(`${name}=`))?.slice(name.length + 1)
 }
 
 /**
- * One pass over /proc for every target. A process counts only when it is not a zombie and
- * started no earlier than the target's leader: one that predates the leader cannot be the
- * shell's, so a reused id is never mistaken for ours. Its environment is read only when it is
- * that young and outside the group, which keeps the marker scan to a few reads.
+ * One pass over /proc for every target. A process counts only when it is no zombie and started
+ * no earlier than the target's leader (so a reused id is never ours); its environment is read
+ * only then and only outside the group, which keeps the marker scan to a few reads.
  */
 export function scanShells(targets: readonly ScanTarget[]): ScanResult[] {
   const found = targets.map((): ScanResult => ({ group: [], marked: [] }))
@@ -133,7 +102,9 @@ export function scanShells(targets: readonly ScanTarget[]): ScanResult[] {
   try {
     entries = readdirSync('/proc')
   } catch {
-    return scanWithoutProc(targets, found)
+    // Not Linux: the group id itself is the only probe.
+    targets.forEach((target, i) => { if (target.group && groupExists(target.pgid)) found[i]?.group.push(target.pgid) })
+    return found
   }
   const oldest = Math.min(...targets.map((target) => target.leaderStart))
   const guarded = protectedPids()
@@ -152,15 +123,12 @@ export function scanShells(targets: readonly ScanTarget[]): ScanResult[] {
   return found
 }
 
-/** Without /proc (not Linux) the group id itself is the only probe: kill(-pgid, 0). */
-function scanWithoutProc(targets: readonly ScanTarget[], found: ScanResult[]): ScanResult[] {
-  targets.forEach((target, i) => {
-    if (target.group && groupExists(target.pgid)) found[i]?.group.push(target.pgid)
-  })
-  return found
+function hasMarks(pid: number, marks: readonly string[]): boolean {
+  const text = environ(pid)
+  return text !== undefined && marks.every((mark) => text.includes(`\0${mark}\0`))
 }
 
-/** Whether any process (a zombie included) is in the group: kill(-pgid, 0), no /proc scan. */
+/** Whether any process (a zombie included) is in the group: kill(-pgid, 0). */
 export function groupExists(pgid: number): boolean {
   try {
     process.kill(-pgid, 0)
@@ -170,7 +138,7 @@ export function groupExists(pgid: number): boolean {
   }
 }
 
-/** Send a signal to a whole process group (negative) or one process; one that vanished meanwhile is not an error. */
+/** Signal a group (negative) or one process; one that vanished meanwhile is not an error. */
 export function signalPid(pid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(pid, signal)

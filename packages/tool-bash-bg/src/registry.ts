@@ -1,93 +1,78 @@
-/**
- * The `backgroundShells` service: every shell this plugin started, by id, with its live
- * process group behind it. kill_shell and read_file reach shells only through it.
- */
+/** The `backgroundShells` service: every shell this plugin started, by id, with its process group. */
 import { randomInt } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShell } from './background.ts'
+import { scanGroups } from './group.ts'
 import type { HostDir } from './leftovers.ts'
 import { liveness } from './liveness.ts'
-import { protectedPids, scanShells } from './process-group.ts'
-import type { BackgroundShellRegistry, KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
-import { DEFAULT_KILL } from './terminate.ts'
+import { protectedPids } from './process-group.ts'
+import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
 
 const HOUR_MS = 60 * 60 * 1000
+/** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200
-const ID_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 
-interface Entry {
-  record: ShellRecord
-  shell?: BackgroundShell
-}
+type Entry = { record: ShellRecord, shell?: BackgroundShell }
 
-export class ShellRegistry implements BackgroundShellRegistry {
+export class ShellRegistry {
   private readonly entries = new Map<string, Entry>()
-  defaultKill: KillRequest = DEFAULT_KILL
+  /** What a bare host `job_kill` does; tool-kill-shell sets its configured timeout here. */
+  defaultKill: KillRequest = { signal: 'SIGTERM', force: true, timeoutMs: 5000 }
+  /** The tool that stops a shell: tool-kill-shell sets its configured name. */
   stopTool: string | undefined
-  /** Said once by /tasks: the shells of dead hosts this one stopped at start. */
+  /** Said once by /tasks: the shells of dead hosts stopped at start. */
   leftoverNotice: string | undefined
+  /** The private 0700 directory of every shell's log. */
   readonly logDir: string
   private saving: NodeJS.Timeout | undefined
 
-  constructor(private readonly host: HostDir) {
+  constructor(readonly host: HostDir) {
     this.logDir = host.logDir
   }
 
-  /** `DSH_BG_HOST=…`: this host's mark, on every process of its shells. */
-  get hostMark(): string {
-    return this.host.mark
+  /** Running shells this plugin started. */
+  private live(): BackgroundShell[] {
+    const entries = [...this.entries.values()]
+    return entries.flatMap(({ record, shell }) => shell !== undefined && record.status === 'running' ? [shell] : [])
   }
 
-  /**
-   * Keep the crash record's list in step with the running shells, off the launch path (a
-   * sync file write, at most one per `SAVE_DELAY_MS`). Crash cleanup does not depend on it: it
-   * goes by the host mark.
-   */
   private saveRunning(): void {
     if (this.saving !== undefined) return
     this.saving = setTimeout(() => {
       this.saving = undefined
-      this.host.save([...this.entries.values()].filter((entry) => entry.shell !== undefined && entry.record.status === 'running').map((entry) => entry.record.id))
-    }, SAVE_DELAY_MS)
-    this.saving.unref()
+      this.host.save(this.live().map((shell) => shell.record.id))
+    }, SAVE_DELAY_MS).unref()
   }
 
-  /** A fresh `bg-xxxxxx` id no shell of this registry has. */
   newId(): string {
     for (;;) {
-      let id = 'bg-'
-      for (let i = 0; i < 6; i++) id += ID_ALPHABET[randomInt(ID_ALPHABET.length)]
+      const id = `bg-${randomInt(36 ** 6).toString(36).padStart(6, '0')}`
       if (!this.entries.has(id)) return id
     }
   }
 
-  register(record: ShellRecord): void {
+  register(record: ShellRecord, shell?: BackgroundShell): void {
     if (this.entries.has(record.id)) throw new HarnessError(`shell ${record.id} is already registered — pick a new id`, 'SHELL_EXISTS')
     this.prune()
-    this.entries.set(record.id, { record })
+    this.entries.set(record.id, shell === undefined ? { record } : { record, shell })
   }
 
-  /** Register a shell this plugin started, with its process group. */
   track(shell: BackgroundShell): void {
-    this.register(shell.record)
-    const entry = this.entries.get(shell.record.id)
-    if (entry !== undefined) entry.shell = shell
+    this.register(shell.record, shell)
     this.saveRunning()
     void shell.settled.then(() => this.saveRunning())
   }
 
+  /** Status, run time, output size and time since the last output. */
   liveness(record: ShellRecord): string {
     return liveness(record, Date.now())
   }
 
-  private view(entry: Entry | undefined): ShellRecord | undefined {
-    return entry?.shell?.sync() ?? entry?.record
-  }
-
   get(id: string): ShellRecord | undefined {
-    return this.view(this.entries.get(id))
+    const entry = this.entries.get(id)
+    return entry?.shell?.sync() ?? entry?.record
   }
 
   find(idOrJobId: string): ShellRecord | undefined {
@@ -95,68 +80,57 @@ export class ShellRegistry implements BackgroundShellRegistry {
   }
 
   list(): ShellRecord[] {
-    return [...this.entries.values()].map((entry) => this.view(entry) as ShellRecord)
+    return [...this.entries.values()].map((entry) => entry.shell?.sync() ?? entry.record)
   }
 
   running(owner?: string): ShellRecord[] {
     return this.list().filter((record) => record.status === 'running' && (owner === undefined || record.owner === owner))
   }
 
-  /**
-   * Drop a finished shell's record and its log; false for a running or unknown shell. The log
-   * goes too: once the record is gone, prune can no longer find it, and it would stay on disk
-   * until the plugin stops.
-   */
+  /** Drop a finished shell's record and its log; false for a running or unknown shell. */
   remove(id: string): boolean {
     const entry = this.entries.get(id)
     if (entry === undefined || entry.record.status === 'running') return false
-    this.entries.delete(id)
-    this.removeLog(entry.record.output_file)
+    this.drop(entry.record)
     return true
   }
 
   prune(maxAgeMs = HOUR_MS): number {
     const cutoff = Date.now() - maxAgeMs
-    let pruned = 0
-    for (const [id, { record }] of this.entries) {
-      if (record.status === 'running' || record.ended_at === null || Date.parse(record.ended_at) > cutoff) continue
-      this.entries.delete(id)
-      this.removeLog(record.output_file)
-      pruned++
-    }
-    return pruned
+    const old = this.list().filter(({ status, ended_at: ended }) => status !== 'running' && ended !== null && Date.parse(ended) <= cutoff)
+    for (const record of old) this.drop(record)
+    return old.length
+  }
+
+  private drop(record: ShellRecord): void {
+    this.entries.delete(record.id)
+    // Only a log of ours: a record registered from outside may name any file.
+    if (dirname(resolve(record.output_file)) === this.logDir) rmSync(record.output_file, { force: true })
   }
 
   /**
-   * Delete a log, but only one of ours: register() takes records from other plugins, whose
-   * output_file may be any path — dropping their record must never delete that file.
+   * Signal the group and every marked process, wait, escalate when `force`, report a fresh census's survivors.
+   * Refuses the host's own pids. A request sharing a kill under way (it asks no more) gets that kill's very promise.
    */
-  private removeLog(path: string): void {
-    if (dirname(resolve(path)) !== this.logDir) return
-    rmSync(path, { force: true })
-  }
-
   terminate(id: string, request: KillRequest): Promise<KillOutcome> {
     const entry = this.entries.get(id)
     if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
+    const { record: { pid, exit_code }, shell } = entry
     // A corrupt or forged record must never aim a signal at the host or its ancestors.
-    const { pid } = entry.record
     if (!Number.isSafeInteger(pid) || pid <= 1 || protectedPids().has(pid)) {
       return Promise.reject(new HarnessError(
         `refusing to signal shell ${id}: pid ${pid} is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
         'SHELL_PROTECTED_PID',
       ))
     }
-    if (entry.shell === undefined) {
-      return Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code: entry.record.exit_code, elapsed_ms: 0, timeout_ms: 0, survivors: [] })
-    }
-    return entry.shell.terminate(request)
+    return shell?.terminate(request) ?? Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code, elapsed_ms: 0, timeout_ms: 0, survivors: [] })
   }
 
-  settled(id: string): Promise<ShellRecord> {
+  /** Resolves once every process of the shell is gone and its log flushed. */
+  async settled(id: string): Promise<ShellRecord> {
     const entry = this.entries.get(id)
-    if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
-    return entry.shell?.settled ?? Promise.resolve(entry.record)
+    if (entry === undefined) throw new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND')
+    return entry.shell?.settled ?? entry.record
   }
 
   members(id: string): number[] {
@@ -169,38 +143,20 @@ export class ShellRegistry implements BackgroundShellRegistry {
 
   /** Kill every running shell and wait for each to settle (plugin dispose). */
   async terminateAll(request: KillRequest): Promise<void> {
-    const live = [...this.entries.values()].flatMap((entry) => entry.shell !== undefined && entry.record.status === 'running' ? [entry.shell] : [])
-    await Promise.all(live.map((shell) => shell.terminate(request)))
+    await Promise.all(this.live().map((shell) => shell.terminate(request)))
   }
 
-  /**
-   * Kill every running shell without yielding to the event loop (process exit): SIGTERM, up
-   * to `graceMs` for them to empty, then SIGKILL what is left. One /proc pass a poll for all.
-   */
+  /** Kill every running shell without yielding to the event loop (process exit): SIGTERM, up to `graceMs`, SIGKILL. */
   terminateAllSync(graceMs: number): void {
-    const live = [...this.entries.values()].flatMap((entry) => entry.shell !== undefined && entry.record.status === 'running' ? [entry.shell.group] : [])
-    let alive = live.filter((group) => group.signal('SIGTERM'))
+    let alive = this.live().map((shell) => shell.group).filter((group) => group.signal('SIGTERM'))
     const sleeper = new Int32Array(new SharedArrayBuffer(4))
     const deadline = Date.now() + graceMs
     while (alive.length > 0 && Date.now() < deadline) {
       Atomics.wait(sleeper, 0, 0, 5)
-      const looking = alive.flatMap((group) => {
-        const target = group.target()
-        return target === undefined ? [] : [{ group, target }]
-      })
-      const found = scanShells(looking.map((each) => each.target))
-      alive = looking.filter((each, i) => {
-        const result = each.group.observe(found[i] ?? { group: [], marked: [] })
-        // An unreaped (zombie) leader is not counted: the blocked event loop cannot reap it.
-        return result.group.length + result.marked.length > 0
-      }).map((each) => each.group)
+      alive = scanGroups(alive)
     }
     for (const group of alive) group.signal('SIGKILL')
     // No timer runs before the process ends: deliver the SIGKILL owed to marked processes now.
-    const last = alive.flatMap((group) => {
-      const target = group.target()
-      return target === undefined ? [] : [{ group, target }]
-    })
-    scanShells(last.map((each) => each.target)).forEach((found, i) => last[i]?.group.observe(found))
+    scanGroups(alive)
   }
 }

@@ -1,52 +1,57 @@
 /** Pure: the canonical bash_bg value -> the text the model reads. */
+import type { InferValue } from '@deepseek-ai/dsh-tools'
 
-interface StreamValue {
-  text: string
-  /** Bytes cut from the start of the stream. */
-  cut: number
-}
+/** A foreground stream's kept tail, and how many bytes were cut from its start. */
+const STREAM_PROPERTIES = { text: { type: 'string', required: true }, cut: { type: 'integer', required: true } } as const
+const STREAM = { type: 'object', additionalProperties: false, required: true, properties: STREAM_PROPERTIES } as const
 
-export interface ForegroundValue {
-  kind: 'foreground'
-  exit_code: number | null
-  signal: string | null
-  timed_out: boolean
-  timeout_ms: number
-  stdout: StreamValue
-  stderr: StreamValue
-  leftovers_stopped: number
-  /** True when a process outside the group (setsid) still held the output open and the call stopped reading it. */
-  output_held_open: boolean
-}
+/** The canonical value: a foreground run, or a background start (with how a wait_for wait ended). */
+export const VALUE_SCHEMA = {
+  oneOf: [
+    {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        kind: { type: 'string', const: 'foreground', required: true },
+        exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }], required: true },
+        signal: { oneOf: [{ type: 'string' }, { type: 'null' }], required: true },
+        timed_out: { type: 'boolean', required: true },
+        timeout_ms: { type: 'number', required: true },
+        stdout: STREAM,
+        stderr: STREAM,
+        leftovers_stopped: { type: 'integer', required: true },
+        output_held_open: { type: 'boolean', required: true },
+      },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        kind: { type: 'string', const: 'background', required: true },
+        shell_id: { type: 'string', required: true },
+        pid: { type: 'integer', required: true },
+        output_file: { type: 'string', required: true },
+        job_id: { type: 'string' },
+        timeout_ignored: { type: 'boolean' },
+        stop_with: { type: 'string' },
+        wait: { type: 'string', enum: ['matched', 'exited', 'timeout'] },
+        wait_ms: { type: 'number' },
+        matched_line: { type: 'string' },
+        last_lines: { type: 'array', items: { type: 'string' } },
+        exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
+        signal: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+      },
+    },
+  ],
+} as const
 
-export interface BackgroundValue {
-  kind: 'background'
-  shell_id: string
-  pid: number
-  output_file: string
-  job_id?: string
-  /** True when the call named a timeout, which background shells ignore. */
-  timeout_ignored?: boolean
-  /** The tool that stops it in this composition (kill_shell, or the host's job_kill), if any. */
-  stop_with?: string
-  /** How a wait_for wait ended. */
-  wait?: 'matched' | 'exited' | 'timeout'
-  /** The wait's limit (ms). */
-  wait_ms?: number
-  /** The first output line that matched wait_for. */
-  matched_line?: string
-  /** The last lines of output, when no line matched. */
-  last_lines?: string[]
-  /** How the shell ended ('exited'): the leader's exit code, or the signal that ended it. */
-  exit_code?: number | null
-  signal?: string | null
-}
-
-export type BashBgValue = ForegroundValue | BackgroundValue
+export type BashBgValue = InferValue<typeof VALUE_SCHEMA>
+export type ForegroundValue = Extract<BashBgValue, { kind: 'foreground' }>
+export type BackgroundValue = Extract<BashBgValue, { kind: 'background' }>
 
 export const OUTPUT_HELD_OPEN = '[stopped reading output: a process that left this command\'s process group (setsid) still holds it open and was not stopped; use run_in_background for servers]'
 
-function streamText(name: string, stream: StreamValue): string {
+function streamText(name: string, stream: ForegroundValue['stdout']): string {
   if (stream.cut === 0) return stream.text
   return `[${name} cut: the first ${stream.cut} bytes are not shown; redirect to a file or use run_in_background to keep everything]\n${stream.text}`
 }

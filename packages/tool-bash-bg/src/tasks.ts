@@ -1,4 +1,4 @@
-/** The /tasks command: the table of seed 001 (a human view), from registry records. */
+/** The /tasks command: seed 001's table (a human view) plus liveness, from registry records. */
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-commands'
 import { outputOf, statusOf } from './liveness.ts'
@@ -6,14 +6,7 @@ import type { ShellRegistry } from './registry.ts'
 import type { BackgroundShellRegistry, ShellRecord } from './registry-types.ts'
 
 const COLUMNS = [12, 21, 14, 17, 22] as const
-const INNER = 1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1
-
-/** The seed's closing hint, naming the tool that stops a task in this composition. */
-function tasksHint(stopTool: string | undefined): string | undefined {
-  if (stopTool === 'job_kill') return 'Use job_kill with a job id to stop a task.'
-  return stopTool === undefined ? undefined : `Use ${stopTool} with a shell_id to stop a task.`
-}
-const NO_TASKS = 'No background shells are running.'
+const RULE = '─'.repeat(1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1)
 
 /** "5 min ago" style age. */
 export function ago(startedAt: string, now: number): string {
@@ -23,35 +16,31 @@ export function ago(startedAt: string, now: number): string {
   return `${Math.floor(seconds / 3600)} h ago`
 }
 
-function cell(text: string, width: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  const fitted = flat.length > width - 1 ? `${flat.slice(0, width - 2)}…` : flat
-  return fitted.padEnd(width)
-}
-
 function row(cells: readonly string[]): string {
-  return `│ ${cells.map((text, i) => cell(text, COLUMNS[i] ?? 0)).join('')} │`
+  const fitted = cells.map((text, i) => {
+    const width = COLUMNS[i] ?? 0
+    const flat = text.replace(/\s+/g, ' ').trim()
+    return (flat.length > width - 1 ? `${flat.slice(0, width - 2)}…` : flat).padEnd(width)
+  })
+  return `│ ${fitted.join('')} │`
 }
 
-/**
- * The seed's table plus liveness: run time (Started), status (with the leader's end and what is
- * left once it exited), output size and its age.
- */
 export function renderTasks(records: readonly ShellRecord[], now: number, stopTool: string | undefined): string {
-  if (records.length === 0) return NO_TASKS
-  const hint = tasksHint(stopTool)
-  return [
+  if (records.length === 0) return 'No background shells are running.'
+  const lines = [
     'Active Background Tasks:',
-    `┌${'─'.repeat(INNER)}┐`,
+    `┌${RULE}┐`,
     row(['ID', 'Command', 'Started', 'Status', 'Output']),
-    `├${'─'.repeat(INNER)}┤`,
+    `├${RULE}┤`,
     ...records.map((record) => row([record.id, record.command, ago(record.started_at, now), statusOf(record), outputOf(record, now)])),
-    `└${'─'.repeat(INNER)}┘`,
-    ...hint === undefined ? [] : ['', hint],
-  ].join('\n')
+    `└${RULE}┘`,
+  ]
+  if (stopTool === 'job_kill') lines.push('', 'Use job_kill with a job id to stop a task.')
+  else if (stopTool !== undefined) lines.push('', `Use ${stopTool} with a shell_id to stop a task.`)
+  return lines.join('\n')
 }
 
-/** Register /tasks whenever ctx.commands is composed: the calling session's running shells (and agentless ones). */
+/** /tasks whenever ctx.commands is composed: the calling session's running shells (and agentless ones). */
 export function provideTasksCommand(ctx: Context, registry: ShellRegistry): void {
   ctx.inject(['commands'], (scoped) => {
     scoped.commands.register({

@@ -7,22 +7,20 @@ import type {} from '@deepseek-ai/dsh-jobs'
 import { BackgroundShell } from './background.ts'
 import type { Config } from './config.ts'
 import { runForeground } from './foreground.ts'
-import { planLaunch } from './launch.ts'
+import { planLaunch, type Launch } from './launch.ts'
 import { presentCall, presentResult } from './present.ts'
 import type { ShellRegistry } from './registry.ts'
-import { render, type BackgroundValue, type ForegroundValue } from './render.ts'
+import { render, VALUE_SCHEMA, type BackgroundValue, type BashBgValue } from './render.ts'
 import { stopToolOf } from './tasks.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { liveness } from './liveness.ts'
-import { compileWaitFor, waitForLine } from './wait-for.ts'
+import { waitForLine } from './wait-for.ts'
 
 declare module '@deepseek-ai/dsh-jobs' {
   interface JobKindMap {
     bash_bg: 'bash_bg'
   }
 }
-
-const JOB_KIND = 'bash_bg'
 
 /** Linux's MAX_ARG_STRLEN (32 pages, its NUL included): the longest `bash -c` command that can spawn. */
 const MAX_COMMAND_BYTES = 131_071
@@ -33,20 +31,9 @@ function aborted(message = 'tool call aborted'): HarnessError {
   return error
 }
 
-const STREAM = {
-  type: 'object',
-  additionalProperties: false,
-  required: true,
-  properties: { text: { type: 'string', required: true }, cut: { type: 'integer', required: true } },
-} as const
+type Args = { command: string, timeout?: number, description?: string, run_in_background?: boolean, wait_for?: string }
 
-interface Args {
-  command: string
-  timeout?: number
-  description?: string
-  run_in_background?: boolean
-  wait_for?: string
-}
+type Started = { value: BackgroundValue, shell: BackgroundShell }
 
 export function createTool(ctx: Context, config: Config, registry: ShellRegistry): ToolDefinition {
   /** The wait_for pattern, when the call asks to wait. */
@@ -67,14 +54,13 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       if (args.run_in_background !== true) {
         throw new HarnessError('invalid wait_for: it waits for a line of a background shell — add run_in_background: true, or omit wait_for', 'INVALID_ARGS')
       }
-      const compiled = compileWaitFor(args.wait_for)
-      if (!(compiled instanceof RegExp)) {
-        throw new HarnessError(`invalid wait_for: ${JSON.stringify(args.wait_for)} is not a JavaScript regular expression (${compiled.error}) — escape special characters with \\, e.g. "listening on port \\d+"`, 'INVALID_ARGS')
+      try {
+        pattern = new RegExp(args.wait_for)
+      } catch (error) {
+        throw new HarnessError(`invalid wait_for: ${JSON.stringify(args.wait_for)} is not a JavaScript regular expression (${(error as Error).message}) — escape special characters with \\, e.g. "listening on port \\d+"`, 'INVALID_ARGS')
       }
-      pattern = compiled
     }
-    // A background shell has no timeout: the value says it was ignored (DESIGN §6), whatever it
-    // was. With wait_for, it bounds the wait.
+    // A background shell has no timeout (the value says it was ignored); with wait_for, it bounds the wait.
     const timeout = args.run_in_background === true && pattern === undefined ? undefined : args.timeout
     if (timeout !== undefined && (!Number.isFinite(timeout) || timeout <= 0 || timeout > config.maxTimeoutMs)) {
       const omit = pattern === undefined
@@ -85,36 +71,26 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     return pattern
   }
 
-  const startBackground = async (args: Args, exec: ToolExecution): Promise<{ value: BackgroundValue, shell: BackgroundShell }> => {
-    const launch = await planLaunch(ctx, args.command, exec)
-    // Once started, the shell belongs to the registry (and the host job), never to this call's signal.
-    if (exec.signal.aborted) throw aborted()
-    // Checked after the last await, so concurrent calls cannot both pass it.
+  const startBackground = (args: Args, launch: Launch, exec: ToolExecution): Started => {
     const owner = exec.agent?.id ?? ''
     const running = registry.running(owner)
     if (running.length >= config.maxEntries) {
       const ids = running.map((record) => `${record.id} (${record.command}; ${liveness(record, Date.now())})`).join(', ')
-      throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${stopHint(ctx, registry)}`, 'TOO_MANY_SHELLS')
+      const tool = stopToolOf(ctx, registry)
+      const hint = tool === undefined ? 'wait for one to finish, then retry' : `stop one with ${tool}, then retry`
+      throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${hint}`, 'TOO_MANY_SHELLS')
     }
     const id = registry.newId()
     const init = {
-      id,
-      command: args.command,
-      owner,
-      launch,
-      maxLogBytes: config.maxLogBytes,
-      outputFile: join(registry.logDir, `${id}.log`),
-      defaultKill: () => registry.defaultKill,
-      hostMark: registry.hostMark,
+      id, command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: join(registry.logDir, `${id}.log`),
+      defaultKill: () => registry.defaultKill, hostMark: registry.host.mark,
     }
     let shell: BackgroundShell | undefined
     const jobs = ctx.get('jobs')
     if (jobs !== undefined && exec.agent !== undefined) {
       try {
         const jobId = jobs.start({
-          kind: JOB_KIND,
-          label: args.command,
-          owner: exec.agent,
+          kind: 'bash_bg', label: args.command, owner: exec.agent,
           run: () => {
             shell = new BackgroundShell(init)
             return shell.hooks(config.maxOutputBytes)
@@ -145,35 +121,15 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     return { value, shell }
   }
 
-  /** Start, then wait for a matching line, the shell's end, or the timeout (the shell keeps running). */
-  const startAndWait = async (args: Args, pattern: RegExp, exec: ToolExecution): Promise<BackgroundValue> => {
-    const { value, shell } = await startBackground(args, exec)
+  /** Wait for a matching line, the shell's end, or the timeout (the shell keeps running). */
+  const waitFor = async ({ value, shell }: Started, args: Args, pattern: RegExp, signal: AbortSignal): Promise<BackgroundValue> => {
     const waitMs = args.timeout ?? config.waitTimeoutMs
     const stillRunning = `shell ${value.shell_id} keeps running; its output is in ${value.output_file}`
-    const result = await waitForLine(shell, pattern, waitMs, exec.signal, () => aborted(`tool call aborted while waiting for wait_for; ${stillRunning}`))
+    const result = await waitForLine(shell, pattern, waitMs, signal, () => aborted(`tool call aborted while waiting for wait_for; ${stillRunning}`))
     if (result.wait === 'matched') return { ...value, wait: 'matched', wait_ms: waitMs, matched_line: result.matched_line ?? '' }
     if (result.wait === 'timeout') return { ...value, wait: 'timeout', wait_ms: waitMs, last_lines: result.last_lines }
     const { stop_with: _, ...ended } = value
     return { ...ended, wait: 'exited', wait_ms: waitMs, last_lines: result.last_lines, exit_code: result.ended?.exit_code ?? null, signal: result.ended?.signal ?? null }
-  }
-
-  const runInForeground = async (args: Args, exec: ToolExecution): Promise<ForegroundValue> => {
-    const timeoutMs = args.timeout ?? config.timeoutMs
-    const launch = await planLaunch(ctx, args.command, exec)
-    if (exec.signal.aborted) throw aborted()
-    const result = await runForeground(launch, timeoutMs, config.maxOutputBytes, exec.signal)
-    if (result.aborted) throw aborted()
-    return {
-      kind: 'foreground',
-      exit_code: result.exit_code,
-      signal: result.signal,
-      timed_out: result.timed_out,
-      timeout_ms: timeoutMs,
-      stdout: result.stdout,
-      stderr: result.stderr,
-      leftovers_stopped: result.leftovers_stopped,
-      output_held_open: result.output_held_open,
-    }
   }
 
   return blanksAsAbsent(defineTool({
@@ -188,62 +144,27 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       wait_for: { type: 'string', description: 'With run_in_background: a regex; return once an output line matches (or the shell ends, or timeout).' },
     },
     output: {
-      schema: {
-        oneOf: [
-          {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              kind: { type: 'string', const: 'foreground', required: true },
-              exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }], required: true },
-              signal: { oneOf: [{ type: 'string' }, { type: 'null' }], required: true },
-              timed_out: { type: 'boolean', required: true },
-              timeout_ms: { type: 'number', required: true },
-              stdout: STREAM,
-              stderr: STREAM,
-              leftovers_stopped: { type: 'integer', required: true },
-              output_held_open: { type: 'boolean', required: true },
-            },
-          },
-          {
-            type: 'object',
-            additionalProperties: false,
-            properties: {
-              kind: { type: 'string', const: 'background', required: true },
-              shell_id: { type: 'string', required: true },
-              pid: { type: 'integer', required: true },
-              output_file: { type: 'string', required: true },
-              job_id: { type: 'string' },
-              timeout_ignored: { type: 'boolean' },
-              stop_with: { type: 'string' },
-              wait: { type: 'string', enum: ['matched', 'exited', 'timeout'] },
-              wait_ms: { type: 'number' },
-              matched_line: { type: 'string' },
-              last_lines: { type: 'array', items: { type: 'string' } },
-              exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
-              signal: { oneOf: [{ type: 'string' }, { type: 'null' }] },
-            },
-          },
-        ],
-      },
-      render: (_args, value) => [{ type: 'text', text: render(value as ForegroundValue | BackgroundValue) }],
-      presentationMeta: (_args, value) => {
-        const v = value as ForegroundValue | BackgroundValue
-        return v.kind === 'foreground' ? { exit_code: v.exit_code, signal: v.signal } : { shell_id: v.shell_id }
-      },
+      schema: VALUE_SCHEMA,
+      render: (_args, value) => [{ type: 'text', text: render(value) }],
+      presentationMeta: (_args, value) =>
+        value.kind === 'foreground' ? { exit_code: value.exit_code, signal: value.signal } : { shell_id: value.shell_id },
     },
-    async execute(args, exec) {
+    async execute(args, exec): Promise<BashBgValue> {
       const pattern = validate(args)
-      if (pattern !== undefined) return startAndWait(args, pattern, exec)
-      if (args.run_in_background === true) return (await startBackground(args, exec)).value
-      return runInForeground(args, exec)
+      const launch = await planLaunch(ctx, args.command, exec)
+      // Once started, a shell belongs to the registry (and the host job), never to this call's signal.
+      // The shell limit is checked after this last await, so concurrent calls cannot both pass it.
+      if (exec.signal.aborted) throw aborted()
+      if (args.run_in_background === true) {
+        const started = startBackground(args, launch, exec)
+        return pattern === undefined ? started.value : waitFor(started, args, pattern, exec.signal)
+      }
+      const timeoutMs = args.timeout ?? config.timeoutMs
+      const { aborted: wasAborted, ...value } = await runForeground(launch, timeoutMs, config.maxOutputBytes, exec.signal)
+      if (wasAborted) throw aborted()
+      return value
     },
     presentCall,
     presentResult,
   }), ['command'])
-}
-
-function stopHint(ctx: Context, registry: ShellRegistry): string {
-  const tool = stopToolOf(ctx, registry)
-  return tool === undefined ? 'wait for one to finish, then retry' : `stop one with ${tool}, then retry`
 }

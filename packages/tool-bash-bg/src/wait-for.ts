@@ -1,9 +1,6 @@
-/**
- * wait_for: watch a background shell's log line by line (stdout and stderr as written, from its
- * start) until a line matches, the shell ends, or the wait runs out. Each piece of output is
- * looked at once, as it is written; the log is never re-read.
- */
+/** wait_for: each piece of a shell's log (both streams, from its start) looked at once, line by line, as it is written. */
 import { StringDecoder } from 'node:string_decoder'
+import type { BackgroundShell } from './background.ts'
 import type { ShellRecord } from './registry-types.ts'
 
 /** Characters of one line that are matched and shown; the rest of a longer line is ignored. */
@@ -13,22 +10,8 @@ const TAIL_LINES = 10
 /** Characters of a tail line shown. */
 const MAX_TAIL_LINE = 300
 
-type WaitEnd = 'matched' | 'exited' | 'timeout'
-
-export interface WaitResult {
-  wait: WaitEnd
-  matched_line?: string
-  /** The last lines of output (when nothing matched). */
-  last_lines: string[]
-  /** The settled record, when the shell ended. */
-  ended?: ShellRecord
-}
-
-/** What wait_for needs of a shell: its output as written, and its end. */
-export interface Watchable {
-  watchOutput(watcher: (written: Buffer) => void): () => void
-  readonly settled: Promise<ShellRecord>
-}
+/** The matched line, or the last lines of output (and the settled record when the shell ended). */
+type WaitResult = { wait: 'matched' | 'exited' | 'timeout', matched_line?: string, last_lines: string[], ended?: ShellRecord }
 
 class Lines {
   private readonly decoder = new StringDecoder('utf8')
@@ -50,16 +33,12 @@ class Lines {
         this.matched = line
         return true
       }
-      this.keep(line)
+      this.tail.push(line.length > MAX_TAIL_LINE ? `${line.slice(0, MAX_TAIL_LINE)}…` : line)
+      if (this.tail.length > TAIL_LINES) this.tail.shift()
     }
     // A line without its newline yet: keep (at most) what is matched of it.
     this.partial = text.slice(start, start + MAX_LINE)
     return false
-  }
-
-  private keep(line: string): void {
-    this.tail.push(line.length > MAX_TAIL_LINE ? `${line.slice(0, MAX_TAIL_LINE)}…` : line)
-    if (this.tail.length > TAIL_LINES) this.tail.shift()
   }
 
   last(): string[] {
@@ -68,42 +47,25 @@ class Lines {
   }
 }
 
-/** Compile wait_for; undefined when it is no valid JavaScript regular expression. */
-export function compileWaitFor(source: string): RegExp | { error: string } {
-  try {
-    return new RegExp(source)
-  } catch (error) {
-    return { error: (error as Error).message }
-  }
-}
-
 /** Rejects with `aborted()` when `signal` aborts; the shell keeps running. */
 export function waitForLine(
-  shell: Watchable, pattern: RegExp, timeoutMs: number, signal: AbortSignal, aborted: () => Error,
+  shell: Pick<BackgroundShell, 'watchOutput' | 'settled'>, pattern: RegExp, timeoutMs: number, signal: AbortSignal, aborted: () => Error,
 ): Promise<WaitResult> {
   const lines = new Lines(pattern)
   return new Promise<WaitResult>((resolve, reject) => {
-    let done = false
-    const handles: { timer?: NodeJS.Timeout, stop?: () => void } = {}
+    // The first end wins; later calls find the promise settled and the watch already stopped.
     const finish = (result: WaitResult | Error) => {
-      if (done) return
-      done = true
-      handles.stop?.()
-      clearTimeout(handles.timer)
+      stop()
+      clearTimeout(timer)
       signal.removeEventListener('abort', onAbort)
       if (result instanceof Error) reject(result)
       else resolve(result)
     }
-    const matched = () => finish({ wait: 'matched', matched_line: lines.matched ?? '', last_lines: [] })
     const onAbort = () => finish(aborted())
-    const stop = shell.watchOutput((written) => { if (lines.feed(written)) matched() })
-    handles.stop = stop
-    // What was written before the wait began may already hold the line.
-    if (done) {
-      stop()
-      return
-    }
-    handles.timer = setTimeout(() => finish({ wait: 'timeout', last_lines: lines.last() }), timeoutMs)
+    const stop = shell.watchOutput((written) => {
+      if (lines.feed(written)) finish({ wait: 'matched', matched_line: lines.matched ?? '', last_lines: [] })
+    })
+    const timer = setTimeout(() => finish({ wait: 'timeout', last_lines: lines.last() }), timeoutMs)
     signal.addEventListener('abort', onAbort, { once: true })
     if (signal.aborted) onAbort()
     void shell.settled.then((record) => finish({ wait: 'exited', last_lines: lines.last(), ended: record }))
