@@ -15,7 +15,7 @@ const DRAIN_AFTER_EMPTY_MS = 1000
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
-/** `defaultKill`: the registry's current bare job_kill request; `hostMark`: `DSH_BG_HOST=…`, on every process of the shell. */
+/** `defaultKill`: the current bare job_kill request; `hostMark`: `DSH_BG_HOST=…`. */
 export interface ShellInit {
   id: string
   command: string
@@ -33,7 +33,6 @@ export class BackgroundShell {
   readonly settled: Promise<ShellRecord>
   private readonly writer: LogWriter
   private termination: { request: KillRequest, outcome: Promise<KillOutcome> } | undefined
-  /** The first signal a kill actually sent. */
   private killSignal: string | undefined
   private cursor = 0
   private readonly decoder = new StringDecoder('utf8')
@@ -52,11 +51,10 @@ export class BackgroundShell {
     }
     this.group = new ProcessGroup(child, [`${SHELL_MARK}=${init.id}`, init.hostMark])
     const streams = [child.stdout, child.stderr]
-    for (const stream of streams) {
+    for (const stream of streams as Socket[]) {
       this.writer.attach(stream)
       // A running shell must not keep the host alive: exit handlers kill it instead.
-      const socket = stream as Socket
-      socket.unref()
+      stream.unref()
     }
     child.unref()
     this.record = {
@@ -83,7 +81,6 @@ export class BackgroundShell {
     return this.record
   }
 
-  /** Copy the live log counters into the record. */
   sync(): ShellRecord {
     this.record.bytes = this.writer.bytes
     this.record.capped = this.writer.capped
@@ -94,9 +91,8 @@ export class BackgroundShell {
   }
 
   /**
-   * Signal, wait, escalate. A request made while another is under way shares it, unless it asks
-   * for more (force, or SIGKILL): then it waits for that one and, when anything survived, runs
-   * anew — else dispose's SIGKILL would be lost behind a kill_shell force:false still waiting.
+   * A request made while a kill is under way shares it, unless it asks for more (force, SIGKILL): then it
+   * runs anew after that one if anything survived, so dispose's SIGKILL is not lost behind a force:false kill.
    */
   terminate(request: KillRequest): Promise<KillOutcome> {
     const current = this.termination
@@ -127,16 +123,13 @@ export class BackgroundShell {
     return { status: 'completed', detail: `exit code: ${record.exit_code ?? 0}${cap}` }
   }
 
-  /**
-   * `watcher` gets every piece of the log as it is written; returns the unsubscribe. wait_for
-   * attaches it in the tick that spawned the shell, before any output can arrive, so it sees all.
-   */
+  /** Every piece of the log as it is written (wait_for attaches in the spawning tick, so it sees all). */
   watchOutput(watcher: (written: Buffer) => void): () => void {
     this.writer.watchers.add(watcher)
     return () => { this.writer.watchers.delete(watcher) }
   }
 
-  /** New log output since the last read, at most `limit` bytes (the newest); a consuming cursor. */
+  /** New log output since the last read, at most the newest `limit` bytes. */
   readOutput(limit: number): string {
     const end = this.writer.bytes
     if (end <= this.cursor) return ''

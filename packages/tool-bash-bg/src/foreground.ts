@@ -1,8 +1,5 @@
-/**
- * A foreground run: a new process group, the tail of each stream, the group ended at the timeout or
- * on abort, and what is left of it when the leader exits. A process that left the group (setsid) may
- * hold the output open for ever: it gets PIPE_GRACE_MS, then the pipes are destroyed and the result says so.
- */
+// A foreground run in its own process group: the tail of each stream; the group stopped at the timeout, on abort,
+// and when the leader leaves processes behind. Output held open by a process outside the group gets PIPE_GRACE_MS.
 import { ProcessGroup } from './group.ts'
 import { closed, spawnGroup, type Launch } from './launch.ts'
 import type { ForegroundValue } from './render.ts'
@@ -39,13 +36,6 @@ class Tail {
   }
 }
 
-/** Resolves once the group (its leader reaped) is empty, or when `over()` says to stop looking. */
-async function emptied(group: ProcessGroup, over: () => boolean): Promise<void> {
-  for (let interval = 5; !over() && group.members().length > 0; interval = Math.min(interval * 2, 100)) {
-    await new Promise((resolve) => setTimeout(resolve, interval))
-  }
-}
-
 /** `aborted`: the signal aborted the run (the group is then stopped). */
 export async function runForeground(
   launch: Launch, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal,
@@ -72,11 +62,8 @@ export async function runForeground(
     let pipesClosed = false
     const allClosed = closed(pipes).then(() => { pipesClosed = true })
     const exit = await group.exited
-    // The output normally closes with the group. Stop waiting for it once nothing of the
-    // group is left (a process outside it holds the pipes) or the timeout/abort stopped it.
-    let waited = false
-    await Promise.race([allClosed, emptied(group, () => pipesClosed || waited), stopped.then(() => stopping)])
-    waited = true
+    // The output normally closes with the group; once the group is empty, a process outside it holds the pipes.
+    await Promise.race([allClosed, group.waitEmpty(Number.POSITIVE_INFINITY, false), stopped.then(() => stopping)])
     const heldOpen = !pipesClosed && !await closed(pipes, PIPE_GRACE_MS)
     if (heldOpen) for (const pipe of pipes) pipe.destroy()
     const leftovers = stopping === undefined ? group.members().length : 0

@@ -1,8 +1,5 @@
-/**
- * One shell's processes, and the one place they are killed: its group plus every process carrying its
- * environment marks (a `setsid` child, a double-forked daemon). The leader is our child, so its pid is not
- * reused until Node reaps it; after that only processes no older than the leader count, and an empty group is never signalled again.
- */
+// One shell's processes (its group, plus processes carrying its marks) and the one place they are killed.
+// The leader's pid is not reused until Node reaps it; after that, an empty group is never signalled again.
 import type { ChildProcess } from 'node:child_process'
 import { groupExists, scanShells, signalPid, startTimeOf, type ScanResult, type ScanTarget } from './process-group.ts'
 import type { KillOutcome, KillRequest } from './registry-types.ts'
@@ -21,10 +18,8 @@ const WATCH_POLL_MS = 1000
 export class ProcessGroup {
   readonly pgid: number
   readonly leaderStart: number
-  /** Set once Node reaped the leader. */
   leaderExit: LeaderExit | undefined
   readonly exited: Promise<LeaderExit>
-  /** Live processes at the last look. */
   live = 1
   /** Observed with no live process: it stays empty for us. */
   empty = false
@@ -37,11 +32,9 @@ export class ProcessGroup {
   private markEmptied: () => void = () => {}
   private readonly emptied = new Promise<void>((resolve) => { this.markEmptied = resolve })
 
-  /** `marks`: the `NAME=value` environment entries every process of the shell carries. */
   constructor(child: ChildProcess, readonly marks: readonly string[] = []) {
     if (child.pid === undefined) throw new Error('process group: the child has no pid (spawn failed)')
     this.pgid = child.pid
-    // Read before the event loop can reap the leader.
     this.leaderStart = startTimeOf(child.pid) ?? 0
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
@@ -57,7 +50,6 @@ export class ProcessGroup {
     this.markEmptied()
   }
 
-  /** What a scan looks for now; undefined when nothing is left. */
   target(): ScanTarget | undefined {
     if (this.empty) return undefined
     // The leader was reaped and nothing (a zombie included) is left in the group.
@@ -69,7 +61,6 @@ export class ProcessGroup {
     return { pgid: this.pgid, leaderStart: this.leaderStart, group: !this.groupGone, marks: this.marks }
   }
 
-  /** Take in what a scan found for {@link target}. */
   observe(found: ScanResult): ScanResult {
     let result = found
     // A live process whose own pid is the group id leads a new group: the kernel reuses a pid
@@ -110,11 +101,7 @@ export class ProcessGroup {
     return [...result.group, ...result.marked].sort((a, b) => a - b)
   }
 
-  /**
-   * Signal every process of the shell; false when there was none. While the leader is unreaped
-   * its pid pins the group id, so the group is signalled at once and marked processes by the
-   * next scan (the wait's, or one `DISCOVERY_MS` later): one /proc pass for a cooperative shell.
-   */
+  /** False when no process was left. An unreaped leader pins the group id: signal it now, marked processes at the next scan. */
   signal(signal: NodeJS.Signals): boolean {
     if (this.empty) return false
     this.owed = { signal, sent: new Set() }
@@ -131,10 +118,7 @@ export class ProcessGroup {
     return found.group.length + found.marked.length > 0
   }
 
-  /**
-   * Signal, wait, escalate: kill_shell's request, the host's job_kill, a foreground timeout and
-   * dispose all come here. `onSignalled` runs (synchronously) once the first signal reached a live group.
-   */
+  /** Signal, wait, escalate (kill_shell, job_kill, a foreground timeout, dispose); `onSignalled` once a signal landed. */
   async terminate(request: KillRequest, onSignalled?: () => void): Promise<KillOutcome> {
     const started = Date.now()
     const outcome = (signal_sent: KillOutcome['signal_sent'], force_killed: boolean, survivors: number[]): KillOutcome => ({
@@ -150,10 +134,7 @@ export class ProcessGroup {
     return outcome(request.signal, true, empty ? [] : this.census())
   }
 
-  /**
-   * True once the shell is empty, false after `timeoutMs`; polls /proc from 1 ms up to a ceiling after
-   * the leader exits. Only a kill's wait (`keepAlive`) holds the host open.
-   */
+  /** True once the shell is empty, false after `timeoutMs`. Only a kill's wait (`keepAlive`) holds the host open. */
   async waitEmpty(timeoutMs: number, keepAlive: boolean): Promise<boolean> {
     const maxIntervalMs = keepAlive ? KILL_POLL_MS : WATCH_POLL_MS
     if (keepAlive) this.active++

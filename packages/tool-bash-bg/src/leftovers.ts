@@ -1,14 +1,11 @@
-/**
- * Crash leftovers. Each host keeps a private record of its running shells and marks their processes
- * with its `DSH_BG_HOST` value. The next host to start stops the marked processes of a host that died
- * without cleanup (its pid gone or reused) and removes its logs; a live host's record is never acted on.
- */
+// Crash leftovers: each host keeps a private record and marks its shells' processes with `DSH_BG_HOST`; the next
+// host stops the marked processes of a host that died without cleanup. A live host's record is never acted on.
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { envValue, HOST_MARK, scanShells, SHELL_MARK, signalPid, startTimeOf } from './process-group.ts'
 
-/** How long a leftover gets between SIGTERM and SIGKILL. */
+/** Between SIGTERM and SIGKILL. */
 const LEFTOVER_GRACE_MS = 1000
 
 type HostRecord = { pid: number, start: number, mark: string, shells: string[] }
@@ -42,7 +39,6 @@ export function openHostDir() {
   const dir = {
     logDir,
     mark,
-    /** Record the shells running now (no-op without a private base directory). */
     save(shells: readonly string[]): void {
       if (base === undefined) return
       const record: HostRecord = { pid: process.pid, start, mark, shells: [...shells] }
@@ -53,7 +49,6 @@ export function openHostDir() {
         // A record that cannot be written only loses crash cleanup, never a shell.
       }
     },
-    /** Remove the logs and the record. */
     remove(): void {
       rmSync(logDir, { recursive: true, force: true })
       rmSync(recordFile, { force: true })
@@ -73,10 +68,7 @@ function readRecord(file: string): HostRecord | undefined {
   }
 }
 
-/**
- * SIGTERM every process carrying a dead host's mark (whether or not its record caught up with the
- * last launch), SIGKILL what is left after a grace. Returns how many shells had a live process.
- */
+/** Stop every process carrying a dead host's mark (its record may lag the last launch); returns how many shells had one. */
 export function reapLeftovers(own: HostDir): number {
   const base = privateBase()
   if (base === undefined) return 0

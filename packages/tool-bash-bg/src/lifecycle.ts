@@ -1,8 +1,5 @@
-/**
- * The registry lives and dies with the plugin: leftovers stopped at start; dispose kills every shell and
- * removes the logs; on `exit`, SIGTERM and SIGINT every shell is killed synchronously. A signal is re-raised
- * only when no other listener handles it (a host that traps SIGINT keeps its own behaviour).
- */
+// The registry lives and dies with the plugin; on exit, SIGTERM and SIGINT every shell is killed synchronously,
+// and the signal re-raised only when no other listener handles it (a host that traps SIGINT keeps its behaviour).
 import type { Context } from '@deepseek-ai/cordis'
 import { openHostDir, reapLeftovers } from './leftovers.ts'
 import { ShellRegistry } from './registry.ts'

@@ -1,7 +1,6 @@
 /** Pure: how a shell is doing, in a few words, so a quiet shell is not mistaken for a dead one. */
 import type { ShellRecord } from './registry-types.ts'
 
-/** '42s', '5m12s', '2h05m'. */
 function duration(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000))
   if (s < 60) return `${s}s`
@@ -9,14 +8,12 @@ function duration(ms: number): string {
   return `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, '0')}m`
 }
 
-/** '512 B', '12.3 KiB', '4.0 MiB'. */
 function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 }
 
-/** The leader's end: 'exit 0' or 'SIGTERM'. */
 const leaderEnd = (record: ShellRecord) => record.signal ?? `exit ${record.exit_code ?? 0}`
 
 /** 'running', or once the leader exited while processes remain, 'exit 0, 2 left'. */

@@ -1,12 +1,8 @@
-/**
- * Process facts from /proc (Linux). A shell lives while a live process of its group, or one carrying its
- * environment marker, remains: a server outlives its leader, a `setsid` child leaves the group.
- */
+// Process facts from /proc (Linux): a shell lives while its group, or a process carrying its marks, does.
 import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
 
-/** The environment variable naming the shell on every process it starts. */
+/** The environment variables naming, on every process of a shell, the shell and the host that started it. */
 export const SHELL_MARK = 'DSH_BG_SHELL'
-/** The environment variable naming the host (plugin instance) that started the shell. */
 export const HOST_MARK = 'DSH_BG_HOST'
 
 /** One buffer for every /proc read: a scan reads every process, so no stat and no allocation. */
@@ -47,18 +43,17 @@ export function startTimeOf(pid: number): number | undefined {
   return readStat(pid)?.starttime
 }
 
-/** What to look for: a group (while it may still have members) and the environment marks of one shell. */
+/**
+ * One shell to look for: nothing older than its leader belongs to it (pid reuse); `group` is false once the
+ * group was observed empty (its id may be someone else's now); `marks` are `NAME=value` entries to match.
+ */
 export interface ScanTarget {
   pgid: number
-  /** Nothing older than the leader can belong to the shell (pid reuse). */
   leaderStart: number
-  /** False once the group was observed empty: its id may be someone else's now. */
   group: boolean
-  /** `NAME=value` entries a process's environment must all hold; none = group only. */
   marks: readonly string[]
 }
 
-/** Live group members, and live processes outside the group carrying the marks. */
 export type ScanResult = { group: number[], marked: number[] }
 
 let ancestors: { ppid: number, pids: Set<number> } | undefined
@@ -90,11 +85,7 @@ export function envValue(pid: number, name: string): string | undefined {
   return environ(pid)?.split('\0').find((item) => item.startsWith(`${name}=`))?.slice(name.length + 1)
 }
 
-/**
- * One pass over /proc for every target. A process counts only when it is no zombie and started
- * no earlier than the target's leader (so a reused id is never ours); its environment is read
- * only then and only outside the group, which keeps the marker scan to a few reads.
- */
+/** One pass over /proc for every target; a process's environment is read only outside the group, and only when young enough. */
 export function scanShells(targets: readonly ScanTarget[]): ScanResult[] {
   const found = targets.map((): ScanResult => ({ group: [], marked: [] }))
   if (targets.length === 0) return found
@@ -128,7 +119,7 @@ function hasMarks(pid: number, marks: readonly string[]): boolean {
   return text !== undefined && marks.every((mark) => text.includes(`\0${mark}\0`))
 }
 
-/** Whether any process (a zombie included) is in the group: kill(-pgid, 0). */
+/** Whether any process (a zombie included) is in the group. */
 export function groupExists(pgid: number): boolean {
   try {
     process.kill(-pgid, 0)

@@ -12,24 +12,21 @@ export interface KillRequest {
   timeoutMs: number
 }
 
-/** What a kill did, measured on the real process group. */
+/** What a kill did, measured on the real process group ('none': it was already empty). */
 export interface KillOutcome {
-  /** 'none' when the group was already empty. */
   signal_sent: KillSignal | 'none'
   force_killed: boolean
   exit_code: number | null
   elapsed_ms: number
   /** The wait before SIGKILL of the kill that ran (a shared kill's, not the request's). */
   timeout_ms: number
-  /** Pids still alive at the end. */
   survivors: number[]
 }
 
 export interface ShellRecord {
   readonly id: string
-  /** The host job id, when the shell is also a DSH job. */
   readonly job_id?: string
-  /** The leader's pid, which is also the process-group id. */
+  /** The leader's pid: the process-group id. */
   readonly pid: number
   readonly command: string
   readonly cwd: string
@@ -39,15 +36,13 @@ export interface ShellRecord {
   status: ShellStatus
   exit_code: number | null
   signal: string | null
-  /** The group may outlive its leader. */
   leader_exited_at: string | null
-  /** When the whole group was observed empty and the log flushed. */
+  /** When the whole shell was observed empty and the log flushed. */
   ended_at: string | null
   readonly output_file: string
   bytes: number
   capped: boolean
   last_output_at: string | null
-  /** Live processes (group and marked) at the last look. */
   processes: number
   /** A kill_shell request the host job's cancel carries out. */
   kill_request?: KillRequest

@@ -18,13 +18,12 @@ type Entry = { record: ShellRecord, shell?: BackgroundShell }
 
 export class ShellRegistry {
   private readonly entries = new Map<string, Entry>()
-  /** What a bare host `job_kill` does; tool-kill-shell sets its configured timeout here. */
+  /** A bare host `job_kill`; tool-kill-shell sets its configured timeout here. */
   defaultKill: KillRequest = { signal: 'SIGTERM', force: true, timeoutMs: 5000 }
-  /** The tool that stops a shell: tool-kill-shell sets its configured name. */
+  /** tool-kill-shell's configured name. */
   stopTool: string | undefined
   /** Said once by /tasks: the shells of dead hosts stopped at start. */
   leftoverNotice: string | undefined
-  /** The private 0700 directory of every shell's log. */
   readonly logDir: string
   private saving: NodeJS.Timeout | undefined
 
@@ -32,7 +31,6 @@ export class ShellRegistry {
     this.logDir = host.logDir
   }
 
-  /** Running shells this plugin started. */
   private live(): BackgroundShell[] {
     const entries = [...this.entries.values()]
     return entries.flatMap(({ record, shell }) => shell !== undefined && record.status === 'running' ? [shell] : [])
@@ -65,7 +63,6 @@ export class ShellRegistry {
     void shell.settled.then(() => this.saveRunning())
   }
 
-  /** Status, run time, output size and time since the last output. */
   liveness(record: ShellRecord): string {
     return liveness(record, Date.now())
   }
@@ -108,10 +105,7 @@ export class ShellRegistry {
     if (dirname(resolve(record.output_file)) === this.logDir) rmSync(record.output_file, { force: true })
   }
 
-  /**
-   * Signal the group and every marked process, wait, escalate when `force`, report a fresh census's survivors.
-   * Refuses the host's own pids. A request sharing a kill under way (it asks no more) gets that kill's very promise.
-   */
+  /** Signal, wait, escalate when `force`, report survivors; a request that asks no more than a kill under way shares it. */
   terminate(id: string, request: KillRequest): Promise<KillOutcome> {
     const entry = this.entries.get(id)
     if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
@@ -141,7 +135,7 @@ export class ShellRegistry {
     return this.entries.get(id)?.shell?.group.census() ?? []
   }
 
-  /** Kill every running shell and wait for each to settle (plugin dispose). */
+  /** Plugin dispose. */
   async terminateAll(request: KillRequest): Promise<void> {
     await Promise.all(this.live().map((shell) => shell.terminate(request)))
   }

@@ -8,7 +8,6 @@ import type { BackgroundShellRegistry, ShellRecord } from './registry-types.ts'
 const COLUMNS = [12, 21, 14, 17, 22] as const
 const RULE = '─'.repeat(1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1)
 
-/** "5 min ago" style age. */
 export function ago(startedAt: string, now: number): string {
   const seconds = Math.max(0, Math.floor((now - Date.parse(startedAt)) / 1000))
   if (seconds < 60) return `${seconds} sec ago`

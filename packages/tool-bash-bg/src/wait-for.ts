@@ -3,14 +3,11 @@ import { StringDecoder } from 'node:string_decoder'
 import type { BackgroundShell } from './background.ts'
 import type { ShellRecord } from './registry-types.ts'
 
-/** Characters of one line that are matched and shown; the rest of a longer line is ignored. */
+/** Characters of a line matched (the rest is ignored); lines shown when nothing matched, and characters of each. */
 const MAX_LINE = 4096
-/** Lines shown when the wait ends without a match. */
 const TAIL_LINES = 10
-/** Characters of a tail line shown. */
 const MAX_TAIL_LINE = 300
 
-/** The matched line, or the last lines of output (and the settled record when the shell ended). */
 type WaitResult = { wait: 'matched' | 'exited' | 'timeout', matched_line?: string, last_lines: string[], ended?: ShellRecord }
 
 class Lines {
@@ -21,7 +18,7 @@ class Lines {
 
   constructor(private readonly pattern: RegExp) {}
 
-  /** Take in written bytes; true once a complete line matched. */
+  /** True once a complete line matched. */
   feed(bytes: Buffer): boolean {
     if (this.matched !== undefined) return true
     const text = this.partial + this.decoder.write(bytes)
