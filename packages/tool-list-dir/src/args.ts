@@ -1,70 +1,52 @@
+import type { InferArgs } from '@deepseek-ai/dsh-tools'
 import { argumentError } from './errors.ts'
+import { ignoreMatcher, patternMatcher } from './globs.ts'
 import { quoted } from './quote.ts'
-import { ignoreMatcher } from './ignore.ts'
-import { patternMatcher } from './pattern.ts'
-import type { SortKey } from './sort.ts'
 
 const DEFAULT_DEPTH = 3
-export const MAX_DEPTH = 10
+const MAX_DEPTH = 10
 /** PATH_MAX on Linux. */
 const MAX_PATH_LENGTH = 4096
 
-/** The arguments as the model sends them (types already checked by the tool pipeline). */
-export interface ListArgs {
-  path: string
-  ignore?: string[]
-  recursive?: boolean
-  depth?: number
-  pattern?: string
-  sort?: SortKey
-  reverse?: boolean
-  directories_only?: boolean
-  files_only?: boolean
-  long?: boolean
-  limit?: number
-  offset?: number
-  all?: boolean
+/** The tool's parameters as the model sees them. */
+export function parameters(maxEntries: number) {
+  return {
+    path: { type: 'string', required: true },
+    ignore: { type: 'array', items: { type: 'string' }, description: 'Basename globs to hide (* and ? only).' },
+    recursive: { type: 'boolean', description: 'Tree view.' },
+    depth: { type: 'integer', description: `Tree levels, 1-${MAX_DEPTH}, default ${DEFAULT_DEPTH}.` },
+    pattern: { type: 'string', description: 'Glob on relative paths; no / matches basenames.' },
+    sort: { type: 'string', enum: ['name', 'size', 'modified', 'type'] },
+    reverse: { type: 'boolean' },
+    directories_only: { type: 'boolean' },
+    files_only: { type: 'boolean' },
+    long: { type: 'boolean', description: 'Add mtime, permissions.' },
+    limit: { type: 'integer', description: `Max ${maxEntries}.` },
+    offset: { type: 'integer' },
+    all: { type: 'boolean', description: 'Tree: expand gitignored, node_modules etc.' },
+  } as const
 }
 
-export interface ListRequest extends CallMode {
-  path: string
-  ignore: (name: string) => boolean
-  depth: number
-  pattern: ((relativePath: string) => boolean) | undefined
-  sort: SortKey
-  reverse: boolean
-  only: 'files' | 'directories' | undefined
-  cap: number
-  /** Recursive mode: .gitignore and the heavy set are off. */
-  all: boolean
-}
+export type ListArgs = InferArgs<ReturnType<typeof parameters>>
 
 /** How a call renders, from its arguments alone (pure: no validation, nothing compiled). */
-export interface CallMode {
-  recursive: boolean
-  long: boolean
-  /** An extension changes the result: a cut result then says how to see the rest. Defaults sent explicitly do not count. */
-  extended: boolean
-  /** The filters in effect, named for messages. */
-  filters: string[]
-  /** Listed entries skipped before the first shown one. */
-  offset: number
-}
-
-export function callMode(args: ListArgs, maxEntries: number): CallMode {
+export function callMode(args: ListArgs, maxEntries: number) {
   const recursive = args.recursive === true || (args.recursive !== false && args.depth !== undefined)
   const only = args.files_only === true ? 'files' : args.directories_only === true ? 'directories' : undefined
   const filters: string[] = []
   if (args.pattern !== undefined) filters.push(`pattern ${quoted(args.pattern)}`)
   if (only !== undefined) filters.push(`${only}_only`)
+  // An extension changes the result (a cut result then says how to see the rest); defaults sent explicitly do not count.
   const extended = recursive || args.long === true || args.reverse === true || only !== undefined
     || args.pattern !== undefined || (args.sort ?? 'type') !== 'type'
     || (args.limit !== undefined && args.limit !== maxEntries) || (args.offset ?? 0) !== 0
   return { recursive, long: args.long === true, extended, filters, offset: args.offset ?? 0 }
 }
 
+export type CallMode = ReturnType<typeof callMode>
+
 /** Check what the schema cannot express; every error names the argument and what would work. */
-export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
+export function parseArgs(args: ListArgs, maxEntries: number) {
   if (args.path.trim() === '') throw argumentError('path must name a directory — use "." for the workspace root')
   if (args.path.includes('\0')) throw argumentError('path must not contain a NUL character')
   if (args.path.length > MAX_PATH_LENGTH) {
@@ -101,8 +83,13 @@ export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
     pattern: args.pattern === undefined ? undefined : patternMatcher(args.pattern),
     sort: args.sort ?? 'type',
     reverse: args.reverse === true,
-    only: args.files_only === true ? 'files' : args.directories_only === true ? 'directories' : undefined,
+    only: args.files_only === true ? 'file' : args.directories_only === true ? 'directory' : undefined,
     cap: args.limit ?? maxEntries,
-    all: args.all === true,
+    /** Symlinks kept as entries, with modification times, permissions and link text. */
+    keep: mode.recursive || mode.long,
+    /** Recursive without `all`: .gitignore and the heavy set collapse directories. */
+    skim: mode.recursive && args.all !== true,
   }
 }
+
+export type ListRequest = ReturnType<typeof parseArgs>

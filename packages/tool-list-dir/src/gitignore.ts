@@ -13,27 +13,22 @@ interface Layer {
   /** The directory of the .gitignore, relative to the git root: '' or ending in '/'. */
   base: string
   rules: Ignore
-  /** Every rule's literal ending (a name it matches ends with one); undefined when a rule has none (`*`, `foo/**`, `*.py[co]`). */
+  /** Every rule's literal ending; undefined when a rule has none (`*`, `foo/**`, `*.py[co]`). */
   endings: string[] | undefined
-  /**
-   * No rule names a path (`*.log`, `build/`, not `/dist` or `src/*.js`): a name alone decides, at
-   * any depth, since the walk never enters an ignored directory.
-   */
+  /** No rule names a path (`*.log`, `build/`; not `/dist`): the name alone decides, as the walk never enters an ignored directory. */
   byName: boolean
 }
 
 /**
- * The .gitignore files in effect for one directory, outermost first. Git's precedence: the
- * deepest file with a rule that matches a path decides, and within a file the last match wins
- * (negation included); a directory-only rule (`build/`) matches only directories.
+ * The .gitignore files in effect for one directory. Git's precedence: the deepest file with a
+ * rule that matches decides, and within a file the last match wins (negation included); a
+ * directory-only rule (`build/`) matches only directories.
  */
 export class GitIgnore {
-  /**
-   * The last character of every rule's literal ending, over all layers: a name ending otherwise
-   * matches no rule (most names, at one Set lookup); undefined when some layer has a rule without one.
-   */
+  /** The last character of every rule's literal ending: a name ending otherwise matches no rule (at one Set lookup). */
   private readonly lastChars: Set<number> | undefined
 
+  /** `layers`: deepest first. */
   constructor(private readonly layers: readonly Layer[] = []) {
     const endings = layers.map((layer) => layer.endings)
     this.lastChars = endings.every((list) => list !== undefined)
@@ -44,17 +39,15 @@ export class GitIgnore {
   /** These rules plus those of the .gitignore in `base` (git-relative, '' or ending in '/'). */
   with(base: string, text: string): GitIgnore {
     const layer = { base, rules: ignore({ ignorecase: false }).add(text), endings: endingsOf(text), byName: namesOnly(text) }
-    return new GitIgnore([...this.layers, layer])
+    return new GitIgnore([layer, ...this.layers])
   }
 
   /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
   ignores(dir: string, name: string, directory: boolean): boolean {
     if (this.lastChars !== undefined && !this.lastChars.has(name.charCodeAt(name.length - 1))) return false
-    for (let index = this.layers.length - 1; index >= 0; index--) {
-      const layer = this.layers[index]
-      if (layer === undefined) continue
-      // The matcher costs microseconds a path; most names end with no rule's literal ending.
-      if (layer.endings !== undefined && !endsWithAny(name, layer.endings)) continue
+    for (const layer of this.layers) {
+      // The matcher costs microseconds a path; a literal ending rules most names out first.
+      if (layer.endings !== undefined && !layer.endings.some((ending) => name.endsWith(ending))) continue
       let result
       try {
         result = layer.rules.test(`${layer.byName ? '' : dir.slice(layer.base.length)}${name}${directory ? '/' : ''}`)
@@ -68,16 +61,7 @@ export class GitIgnore {
   }
 }
 
-function endsWithAny(name: string, endings: readonly string[]): boolean {
-  for (const ending of endings) if (name.endsWith(ending)) return true
-  return false
-}
-
-/**
- * The literal text each rule's last segment ends with (`*.log` → `.log`, `src/build/` → `build`):
- * a cheap necessary condition for a match, so the full matcher runs only for candidates.
- * Undefined when some rule has no literal ending or uses escapes.
- */
+/** Each rule's literal ending (`*.log` → `.log`, `src/build/` → `build`); undefined when a rule has none or uses escapes. */
 function endingsOf(text: string): string[] | undefined {
   const endings: string[] = []
   for (const line of text.split(/\r?\n/)) {
@@ -104,10 +88,10 @@ export interface Repo {
 }
 
 /**
- * Find the git root by walking up from the listed directory's real path for `.git` (a directory,
- * or a file in a worktree or submodule), and load every .gitignore above the listed directory.
- * Undefined outside a repository, and for a directory that is itself gitignored: what was asked
- * for explicitly is listed in full.
+ * Find the git root by walking up from the listed directory for `.git` (a directory, or a file in
+ * a worktree or submodule), and load every .gitignore above the listed directory. Undefined
+ * outside a repository, and for a directory that is itself gitignored: what was asked for
+ * explicitly is listed in full.
  */
 export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal): Promise<Repo | undefined> {
   const chain: Dir[] = []

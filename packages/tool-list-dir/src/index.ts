@@ -1,7 +1,5 @@
 import type { Context } from '@deepseek-ai/cordis'
-import type {} from '@deepseek-ai/dsh-fs'
 import type {} from '@deepseek-ai/dsh-system-prompt'
-import type {} from '@deepseek-ai/dsh-tools'
 import { Config } from './config.ts'
 import { listDirectoryTool } from './tool.ts'
 import { OutsideGate } from './workspace.ts'

@@ -4,17 +4,14 @@ import { dirname, join } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { checkAborted } from './errors.ts'
 import { MAX_SMALL_FILE } from './gitignore.ts'
-import type { Child, Dir, DirSource, EntryType, LinkMode } from './types.ts'
+import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 
-/**
- * Stats run synchronously in slices, yielding to the event loop between them: on a 100k-entry
- * directory one promise per stat costs about 7x `ls -l`, slices of sync stats about 1x.
- */
+/** Sync stats in slices, yielding between them: one promise per stat cost about 7x `ls -l` on 100k entries, slices about 1x. */
 const SLICE = 256
 
 /**
- * The fast path for the local, non-confining provider: one readdir with file types per
- * directory, and a stat only for the entries that are shown (or needed to sort). The host's
+ * The fast path for providers whose reads are the local ones: one readdir with file types per
+ * directory, and a stat only for the entries shown (or needed to sort). The host's
  * ctx.fs.listDir awaits a realpath and a stat per child, one at a time.
  */
 export class LocalSource implements DirSource {
@@ -24,12 +21,12 @@ export class LocalSource implements DirSource {
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
     const dirents = await checked(dir, readdir(dir.local as string, { withFileTypes: true }))
     checkAborted(signal)
-    const children = dirents.map((dirent): Child => ({ name: dirent.name, type: direntType(dirent) }))
+    const children = dirents.map((dirent): Child => ({ name: dirent.name, type: typeOf(dirent) }))
     if (links === 'follow') {
       // The seed's plain mode reports what a link points at; only links pay for a stat.
       await inSlices(children.filter((child) => child.type === 'symlink'), signal, (child) => {
         const info = statSync(join(dir.local as string, child.name), { throwIfNoEntry: false })
-        child.type = info === undefined ? 'other' : statType(info)
+        child.type = info === undefined ? 'other' : typeOf(info)
       })
     }
     return children
@@ -42,10 +39,10 @@ export class LocalSource implements DirSource {
   }
 
   async readSmall(dir: Dir, name: string): Promise<string | undefined> {
-    const path = join(dir.local as string, name)
     try {
       // One open, no stat first: never through a symlink (as git), never blocking on a FIFO.
-      const bytes = await readFile(path, { flag: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK })
+      const flag = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+      const bytes = await readFile(join(dir.local as string, name), { flag })
       return bytes.length <= MAX_SMALL_FILE ? bytes.toString('utf8') : undefined
     } catch {
       return undefined
@@ -70,9 +67,9 @@ export class LocalSource implements DirSource {
       if (!meta && child.type !== 'file') return
       if (meta ? child.mtimeMs !== undefined : child.size !== undefined) return // already fetched to sort
       const path = join(dir.local as string, child.name)
-      const follow = links === 'follow' && child.type !== 'symlink'
       let info: Stats | undefined
       try {
+        const follow = links === 'follow' && child.type !== 'symlink'
         info = follow ? statSync(path, { throwIfNoEntry: false }) : lstatSync(path, { throwIfNoEntry: false })
       } catch {
         info = undefined
@@ -82,22 +79,20 @@ export class LocalSource implements DirSource {
       if (!meta) return
       child.mtimeMs = info.mtimeMs
       child.mode = info.mode
-      if (child.type === 'symlink') {
-        try {
-          child.target = readlinkSync(path)
-        } catch {
-          // replaced between readdir and readlink: shown without a target
-        }
+      if (child.type !== 'symlink') return
+      try {
+        child.target = readlinkSync(path)
+      } catch {
+        // replaced between readdir and readlink: shown without a target
       }
     })
   }
 }
 
 /**
- * A subdirectory swapped for a symlink after its parent was read would lead the walk elsewhere:
- * a directory reached by descending must still be a directory, not a link, when it is read. The
- * lstat runs beside the read (no extra round trip; an awaited realpath per directory cost as much
- * as the readdir itself).
+ * A directory reached by descending must still be a directory, not a link swapped in after its
+ * parent was read, or the walk would go elsewhere. The lstat runs beside the read (an awaited
+ * realpath per directory cost as much as the readdir itself).
  */
 async function checked<T>(dir: Dir, read: Promise<T>): Promise<T> {
   const [info, result] = await Promise.all([dir.nested === true ? lstat(dir.local as string) : undefined, read])
@@ -115,15 +110,9 @@ async function inSlices<T>(items: T[], signal: AbortSignal, each: (item: T) => v
   }
 }
 
-function direntType(dirent: Dirent): EntryType {
-  if (dirent.isFile()) return 'file'
-  if (dirent.isDirectory()) return 'directory'
-  if (dirent.isSymbolicLink()) return 'symlink'
-  return 'other'
-}
-
-function statType(info: Stats): EntryType {
+/** A followed stat is never a symlink. */
+function typeOf(info: Dirent | Stats): Child['type'] {
   if (info.isFile()) return 'file'
   if (info.isDirectory()) return 'directory'
-  return 'other'
+  return info.isSymbolicLink() ? 'symlink' : 'other'
 }
