@@ -1,4 +1,4 @@
-import ignore, { type Ignore } from 'ignore'
+import ignore from 'ignore'
 import type { Dir, DirSource } from './types.ts'
 
 /** Directories a recursive listing shows as one line unless `all`: VCS data, dependencies, caches. */
@@ -8,16 +8,6 @@ export const HEAVY = new Set([
 
 /** Largest .gitignore read: far past any real one (git itself refuses files over 100 MiB). */
 export const MAX_SMALL_FILE = 8 * 1024 * 1024
-
-interface Layer {
-  /** The directory of the .gitignore, relative to the git root: '' or ending in '/'. */
-  base: string
-  rules: Ignore
-  /** Every rule's literal ending; undefined when a rule has none (`*`, `foo/**`, `*.py[co]`). */
-  endings: string[] | undefined
-  /** No rule names a path (`*.log`, `build/`; not `/dist`): the name alone decides, as the walk never enters an ignored directory. */
-  byName: boolean
-}
 
 /**
  * The .gitignore files in effect for one directory. Git's precedence: the deepest file with a
@@ -29,7 +19,7 @@ export class GitIgnore {
   private readonly lastChars: Set<number> | undefined
 
   /** `layers`: deepest first. */
-  constructor(private readonly layers: readonly Layer[] = []) {
+  constructor(private readonly layers: readonly ReturnType<typeof layerOf>[] = []) {
     const endings = layers.map((layer) => layer.endings)
     this.lastChars = endings.every((list) => list !== undefined)
       ? new Set(endings.flat().map((ending) => ending.charCodeAt(ending.length - 1)))
@@ -38,8 +28,7 @@ export class GitIgnore {
 
   /** These rules plus those of the .gitignore in `base` (git-relative, '' or ending in '/'). */
   with(base: string, text: string): GitIgnore {
-    const layer = { base, rules: ignore({ ignorecase: false }).add(text), endings: endingsOf(text), byName: namesOnly(text) }
-    return new GitIgnore([layer, ...this.layers])
+    return new GitIgnore([layerOf(base, text), ...this.layers])
   }
 
   /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
@@ -61,6 +50,14 @@ export class GitIgnore {
   }
 }
 
+/** One .gitignore; `base` is its directory relative to the git root, '' or ending in '/'. */
+function layerOf(base: string, text: string) {
+  const rules = ignore({ ignorecase: false }).add(text)
+  // No rule names a path (`*.log`, `build/`; not `/dist`): the name alone decides, as the walk never enters an ignored directory.
+  const byName = text.split(/\r?\n/).every((line) => line.startsWith('#') || !line.trim().replace(/\/+$/, '').includes('/'))
+  return { base, rules, endings: endingsOf(text), byName }
+}
+
 /** Each rule's literal ending (`*.log` → `.log`, `src/build/` → `build`); undefined when a rule has none or uses escapes. */
 function endingsOf(text: string): string[] | undefined {
   const endings: string[] = []
@@ -75,17 +72,8 @@ function endingsOf(text: string): string[] | undefined {
   return endings
 }
 
-/** Whether no rule has a slash before its end (which anchors it to a path). */
-function namesOnly(text: string): boolean {
-  return text.split(/\r?\n/).every((line) => line.startsWith('#') || !line.trim().replace(/\/+$/, '').includes('/'))
-}
-
-/** The repository a listing is in: the rules from the git root down to the listed directory's parent. */
-export interface Repo {
-  rules: GitIgnore
-  /** The listed directory relative to the git root: '' or ending in '/'. */
-  prefix: string
-}
+/** The rules from the git root down to the listed directory's parent; `prefix`: the listed directory, git-relative. */
+export type Repo = NonNullable<Awaited<ReturnType<typeof findRepo>>>
 
 /**
  * Find the git root by walking up from the listed directory for `.git` (a directory, or a file in
@@ -93,7 +81,7 @@ export interface Repo {
  * outside a repository, and for a directory that is itself gitignored: what was asked for
  * explicitly is listed in full.
  */
-export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal): Promise<Repo | undefined> {
+export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal) {
   const chain: Dir[] = []
   for (let dir: Dir | undefined = root; dir !== undefined; dir = source.parent(dir)) {
     chain.push(dir)

@@ -47,17 +47,14 @@ function listLines(value: Listing, mode: RenderMode): string[] {
   const permissions = value.entries.some((entry) => entry.permissions !== undefined)
   const modified = value.entries.some((entry) => entry.modified !== undefined)
   const lines = value.entries.map((entry) => {
-    if (mode.long) {
-      const parts = [TAGS[entry.type].padEnd(5)]
-      if (permissions) parts.push((entry.permissions ?? '-').padEnd(9))
-      parts.push((entry.size === undefined ? '-' : `${entry.size} B`).padStart(14))
-      if (modified) parts.push((entry.modified ?? '-').padEnd(24))
-      return [...parts, displayName(entry)].join('  ')
-    }
-    if (entry.type === 'directory') return `DIR${' '.repeat(15)}${entry.name}/${errorNote(entry)}`
-    if (entry.type === 'file') return `FILE${String(entry.size ?? '?').padStart(10)} B  ${entry.name}`
-    if (entry.type === 'symlink') return `LINK${' '.repeat(14)}${linkName(entry)}`
-    return `OTHER${' '.repeat(13)}${entry.name}`
+    const size = entry.type === 'file' ? `${String(entry.size ?? '?').padStart(10)} B` : ''
+    const plainName = entry.type === 'directory' ? `${entry.name}/${errorNote(entry)}` : displayName(entry)
+    if (!mode.long) return `${`${TAGS[entry.type]}${size}`.padEnd(16)}  ${plainName}`
+    const parts = [TAGS[entry.type].padEnd(5)]
+    if (permissions) parts.push((entry.permissions ?? '-').padEnd(9))
+    parts.push((entry.size === undefined ? '-' : `${entry.size} B`).padStart(14))
+    if (modified) parts.push((entry.modified ?? '-').padEnd(24))
+    return [...parts, displayName(entry)].join('  ')
   })
   return [`Listed ${atLeast(value)}${items(value.stats.total)} in ${value.path}:`, RULE, ...lines, RULE]
 }

@@ -1,19 +1,10 @@
 import type { FsTarget } from '@deepseek-ai/dsh-fs'
 import type { Entry } from './schema.ts'
 
-/** One child of a directory as a source reports it, before filtering and shaping. */
-export interface Child {
-  name: string
-  type: Entry['type']
-  size?: number
+/** One child of a directory as a source reports it, before filtering and shaping; `mode`: st_mode's permission bits. */
+export interface Child extends Pick<Entry, 'name' | 'type' | 'size' | 'target' | 'error' | 'collapsed' | 'children'> {
   mtimeMs?: number
-  /** st_mode permission bits. */
   mode?: number
-  /** A symlink's link text. */
-  target?: string
-  error?: string
-  collapsed?: Entry['collapsed']
-  children?: number
 }
 
 /** A directory to read: its display path, plus the process path (local) or provider target it is reached by. */

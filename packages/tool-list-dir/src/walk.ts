@@ -10,20 +10,11 @@ export const WALK_BUDGET = 200_000
 /** Subdirectories read ahead of the pre-order visit: overlapped reads (one awaited readdir after another costs about 2x `find`). */
 const READ_AHEAD = 16
 
-interface Item {
-  child: Child
-  /** Relative path, '/'-separated. */
-  rel: string
-  dir: Dir
-  /** The last shown entry of its directory while later siblings did not fit. */
-  siblingsCut?: boolean
-}
+/** A listed entry; `siblingsCut`: the last shown one of its directory while later siblings did not fit. */
+interface Item { child: Child, rel: string, dir: Dir, siblingsCut?: boolean }
 
-/** A directory as read: its children, and the text of its own .gitignore when the walk uses one. */
-interface Listed {
-  children: Child[]
-  gitignore: string | undefined
-}
+/** A directory and its read: the children, and the text of its own .gitignore when the walk uses one. */
+type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined }>]
 
 /**
  * List a directory, or walk it to `depth` in pre-order with each directory's children in their
@@ -36,7 +27,6 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   const result = {
     /** Up to `cap` listed entries after the first `offset`, each directory followed by its contents. */
     shown: [] as Item[],
-    /** Listed entries in all (after ignore and filters, before truncation). */
     total: 0,
     counts: { file: 0, directory: 0, symlink: 0, other: 0 },
     ignored: 0,
@@ -45,21 +35,17 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     partial: false,
   }
 
-  // The read is awaited later, or dropped when the walk stops early.
-  const read = (dir: Dir): Promise<Listed> => {
-    const listed = source.children(dir, links, signal).then(async (children): Promise<Listed> => {
+  // Start reading a directory; the read is awaited later, or dropped when the walk stops early.
+  const open = (dir: Dir): Reading => {
+    const listed = source.children(dir, links, signal).then(async (children) => {
       const hasRules = repo !== undefined && children.some((child) => child.name === '.gitignore' && child.type === 'file')
       return { children, gitignore: hasRules ? await source.readSmall(dir, '.gitignore', signal) : undefined }
     })
     listed.catch(() => undefined)
-    return listed
-  }
-  const open = (dir: Dir, child: Child): [Dir, Promise<Listed>] => {
-    const subdir = source.child(dir, child.name, child)
-    return [subdir, read(subdir)]
+    return [dir, listed]
   }
 
-  const visit = async (dir: Dir, reading: Promise<Listed>, prefix: string, level: number, inherited?: GitIgnore): Promise<void> => {
+  const visit = async ([dir, reading]: Reading, prefix: string, level: number, inherited?: GitIgnore): Promise<void> => {
     const { children: all, gitignore } = await reading
     const base = `${repo?.prefix ?? ''}${prefix === '' ? '' : `${prefix}/`}`
     const rules = gitignore === undefined || inherited === undefined ? inherited : inherited.with(base, gitignore)
@@ -70,14 +56,11 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       }
       const directory = child.type === 'directory'
       if (rules?.ignores(base, child.name, directory) === true) {
-        if (!directory) {
-          result.gitignored++
-          return false
-        }
-        child.collapsed = 'gitignored'
-      } else if (directory && request.skim && HEAVY.has(child.name)) {
-        child.collapsed = 'heavy'
+        if (directory) child.collapsed = 'gitignored'
+        else result.gitignored++
+        return directory
       }
+      if (directory && request.skim && HEAVY.has(child.name)) child.collapsed = 'heavy'
       return true
     })
     if (request.sort === 'size' || request.sort === 'modified') {
@@ -97,7 +80,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       }
     }
     const subdirs = level < request.depth ? children.filter((child) => child.type === 'directory' && child.collapsed === undefined) : []
-    const reads: [Dir, Promise<Listed>][] = []
+    const reads: Reading[] = []
     let visited = 0
     for (const child of children) {
       const item: Item = { child, rel: prefix === '' ? child.name : `${prefix}/${child.name}`, dir }
@@ -111,10 +94,9 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         result.partial = true
         continue
       }
-      for (const ahead of subdirs.slice(reads.length, visited + READ_AHEAD)) reads.push(open(dir, ahead))
-      const [subdir, sublisted] = reads[visited - 1] ?? open(dir, child)
+      for (const ahead of subdirs.slice(reads.length, visited + READ_AHEAD)) reads.push(open(source.child(dir, ahead.name, ahead)))
       try {
-        await visit(subdir, sublisted, item.rel, level + 1, rules)
+        await visit(reads[visited - 1] ?? open(source.child(dir, child.name, child)), item.rel, level + 1, rules)
       } catch (error) {
         checkAborted(signal)
         // An unreadable or vanished subdirectory is reported on its entry, not fatal; it is
@@ -128,7 +110,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     }
   }
 
-  await visit(root, read(root), '', 1, repo?.rules)
+  await visit(open(root), '', 1, repo?.rules)
   const byDir = new Map<Dir, Child[]>()
   for (const { dir, child } of result.shown) byDir.set(dir, [...byDir.get(dir) ?? [], child])
   await Promise.all([
