@@ -50,26 +50,18 @@ export class GitIgnore {
   }
 }
 
-/** One .gitignore; `base` is its directory relative to the git root, '' or ending in '/'. */
+/** One .gitignore; `base`: its directory relative to the git root, '' or ending in '/'. */
 function layerOf(base: string, text: string) {
-  const rules = ignore({ ignorecase: false }).add(text)
-  // No rule names a path (`*.log`, `build/`; not `/dist`): the name alone decides, as the walk never enters an ignored directory.
-  const byName = text.split(/\r?\n/).every((line) => line.startsWith('#') || !line.trim().replace(/\/+$/, '').includes('/'))
-  return { base, rules, endings: endingsOf(text), byName }
-}
-
-/** Each rule's literal ending (`*.log` → `.log`, `src/build/` → `build`); undefined when a rule has none or uses escapes. */
-function endingsOf(text: string): string[] | undefined {
-  const endings: string[] = []
-  for (const line of text.split(/\r?\n/)) {
-    if (line.trim() === '' || line.startsWith('#')) continue
-    if (line.includes('\\')) return undefined
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '' && !line.startsWith('#'))
+  // Each rule's literal ending (`*.log` → `.log`, `src/build/` → `build`): a cheap test before the matcher.
+  const endings = lines.map((line) => {
     const rule = line.replace(/ +$/, '').replace(/^!/, '').replace(/\/+$/, '')
-    const ending = /[^*?[\]/]*$/.exec(rule)?.[0] ?? ''
-    if (ending === '') return undefined
-    endings.push(ending)
-  }
-  return endings
+    return line.includes('\\') ? '' : /[^*?[\]/]*$/.exec(rule)?.[0] ?? ''
+  })
+  // No rule names a path (`*.log`, `build/`; not `/dist`): the name alone decides, as the walk never enters an ignored directory.
+  const byName = lines.every((line) => !line.trim().replace(/\/+$/, '').includes('/'))
+  // A rule without a literal ending (`*`, `foo/**`, `*.py[co]`) or with escapes turns the ending test off.
+  return { base, rules: ignore({ ignorecase: false }).add(text), endings: endings.includes('') ? undefined : endings, byName }
 }
 
 /** The rules from the git root down to the listed directory's parent; `prefix`: the listed directory, git-relative. */

@@ -55,7 +55,9 @@ export async function listDirectory(
   }
   // A component swapped for a symlink while we listed would have redirected the walk.
   const after = await ctx.fs.resolve(target.displayPath, { signal: exec.signal })
-  if (after.targetKey !== target.targetKey) throw new FsError(`${named} changed while it was being listed — list it again`, 'FS_STALE_VERSION')
+  if (after.targetKey !== target.targetKey) {
+    throw new FsError(`${named} changed while it was being listed — list it again`, 'FS_STALE_VERSION')
+  }
   const { offset, long } = request
   if (offset > 0 && offset >= result.total) {
     throw argumentError(`offset ${offset} is past the end: ${target.displayPath} lists ${result.partial ? 'at least ' : ''}${result.total} `

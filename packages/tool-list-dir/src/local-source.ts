@@ -6,21 +6,16 @@ import { checkAborted } from './errors.ts'
 import { MAX_SMALL_FILE } from './gitignore.ts'
 import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 
-/** Sync stats in slices, yielding between them: one promise per stat cost about 7x `ls -l` on 100k entries, slices about 1x. */
+/** Sync stats in slices, yielding between them: a promise per stat cost about 7x `ls -l` on 100k entries, slices 1x. */
 const SLICE = 256
 
-/**
- * The fast path for providers whose reads are the local ones: one readdir with file types per
- * directory, and a stat only for the entries shown (or needed to sort). The host's
- * ctx.fs.listDir awaits a realpath and a stat per child, one at a time.
- */
+/** The fast path: one readdir with file types per directory, a stat only for entries shown or sorted by size / time. */
 export class LocalSource implements DirSource {
   readonly kind = 'local'
   readonly metadata = true
 
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
-    const dirents = await checked(dir, readdir(dir.local as string, { withFileTypes: true }))
-    checkAborted(signal)
+    const dirents = await checked(dir, readdir(dir.local as string, { withFileTypes: true }), signal)
     const children = dirents.map((dirent): Child => ({ name: dirent.name, type: typeOf(dirent) }))
     if (links === 'follow') {
       // The seed's plain mode reports what a link points at; only links pay for a stat.
@@ -33,9 +28,7 @@ export class LocalSource implements DirSource {
   }
 
   async count(dir: Dir, signal: AbortSignal): Promise<number> {
-    const names = await checked(dir, readdir(dir.local as string))
-    checkAborted(signal)
-    return names.length
+    return (await checked(dir, readdir(dir.local as string), signal)).length
   }
 
   async readSmall(dir: Dir, name: string): Promise<string | undefined> {
@@ -90,15 +83,15 @@ export class LocalSource implements DirSource {
 }
 
 /**
- * A directory reached by descending must still be a directory, not a link swapped in after its
- * parent was read, or the walk would go elsewhere. The lstat runs beside the read (an awaited
- * realpath per directory cost as much as the readdir itself).
+ * A directory reached by descending must still be a directory, not a link swapped in after its parent
+ * was read. The lstat runs beside the read (an awaited realpath per directory cost as much as the readdir).
  */
-async function checked<T>(dir: Dir, read: Promise<T>): Promise<T> {
+async function checked<T>(dir: Dir, read: Promise<T>, signal: AbortSignal): Promise<T> {
   const [info, result] = await Promise.all([dir.nested === true ? lstat(dir.local as string) : undefined, read])
   if (info !== undefined && !info.isDirectory()) {
     throw Object.assign(new Error(`${dir.display} changed during listing`), { code: 'CHANGED' })
   }
+  checkAborted(signal)
   return result
 }
 

@@ -5,11 +5,7 @@ import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 
 const LSTAT_BATCH = 64
 
-/**
- * Listing through ctx.fs, so sandboxing and remote providers keep working. The provider reports
- * followed types and file sizes; modification times, permissions and link text are not part of
- * the ctx.fs contract.
- */
+/** Listing through ctx.fs (sandboxing and remote providers): followed types and file sizes, no times, permissions or link text. */
 export class ProviderSource implements DirSource {
   readonly kind = 'provider'
   readonly metadata = false

@@ -112,7 +112,8 @@ function isLast(entries: Entry[], index: number, depth: number): boolean {
 }
 
 function detailNote(entry: Entry, mode: RenderMode): string {
-  const details = [entry.size === undefined ? undefined : `${entry.size} B`, entry.permissions, entry.modified].filter((detail) => detail !== undefined)
+  const size = entry.size === undefined ? undefined : `${entry.size} B`
+  const details = [size, entry.permissions, entry.modified].filter((detail) => detail !== undefined)
   return !mode.long || details.length === 0 ? '' : `  (${details.join(', ')})`
 }
 

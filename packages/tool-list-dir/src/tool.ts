@@ -9,7 +9,7 @@ import { LISTING_SCHEMA } from './schema.ts'
 import type { OutsideGate } from './workspace.ts'
 
 export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
-  const tool = defineTool({
+  return blanksAsAbsent(defineTool({
     name: config.toolName,
     description: 'List a directory, directories first, with sizes.',
     parameters: parameters(config.maxEntries),
@@ -21,8 +21,7 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
     execute: async (args, exec) => await listDirectory(ctx, exec, parseArgs(args, config.maxEntries), gate),
     presentCall,
     presentResult,
-  })
-  return blanksAsAbsent(tool, ['path'])
+  }), ['path'])
 }
 
 /** The pending card: pure, from the arguments alone. */

@@ -19,21 +19,19 @@ export interface Dir {
 /** `follow`, the seed's plain mode: a link to a directory lists as a directory, a dangling one as other. */
 export type LinkMode = 'follow' | 'keep'
 
-/** Where listings come from: node:fs (the fast path) or ctx.fs. */
+/** Where listings come from: node:fs (the fast path) or ctx.fs; only the first reports times, permissions and link text (`metadata`). */
 export interface DirSource {
   readonly kind: 'local' | 'provider'
-  /** Whether it reports modification times, permissions and link text (ctx.fs does not). */
   readonly metadata: boolean
   children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]>
   /** The directory a child names, to descend into (never called for symlinks). */
   child(dir: Dir, name: string, from: Child): Dir
   /** Fill in size (and with `meta` mtime, mode, link text) for just these children. */
   details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Promise<void>
-  /** How many direct children a directory has (one readdir). */
   count(dir: Dir, signal: AbortSignal): Promise<number>
-  /** A small regular file's text (a .gitignore); undefined when absent, unreadable or too large. */
+  /** For .gitignore files: a small regular file's text, undefined when absent, unreadable or too large. */
   readSmall(dir: Dir, name: string, signal: AbortSignal): Promise<string | undefined>
-  /** Whether `name` exists in `dir`, without following a final symlink. */
+  /** Whether `name` exists in `dir`, not following a final symlink. */
   exists(dir: Dir, name: string, signal: AbortSignal): Promise<boolean>
   /** The directory above (by its process path), undefined at the filesystem root. */
   parent(dir: Dir): Dir | undefined
