@@ -45,7 +45,7 @@ export function callMode(args: ListArgs, maxEntries: number) {
 
 export type CallMode = ReturnType<typeof callMode>
 
-/** Check what the schema cannot express; every error names the argument and what would work. */
+/** Check what the schema cannot express (it already makes numbers integers); every error names the argument and what would work. */
 export function parseArgs(args: ListArgs, maxEntries: number) {
   if (args.path.trim() === '') throw argumentError('path must name a directory — use "." for the workspace root')
   if (args.path.includes('\0')) throw argumentError('path must not contain a NUL character')
@@ -57,24 +57,18 @@ export function parseArgs(args: ListArgs, maxEntries: number) {
   }
   const mode = callMode(args, maxEntries)
   const depth = args.depth ?? DEFAULT_DEPTH
-  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH) {
+  if (depth < 1 || depth > MAX_DEPTH) {
     throw argumentError(`depth must be an integer from 1 to ${MAX_DEPTH} (levels below path; 1 = direct children), got ${args.depth}`)
   }
   if (args.files_only === true && args.directories_only === true) {
     throw argumentError('files_only and directories_only cannot both be true — set one of them')
   }
-  if (args.limit !== undefined && (!Number.isInteger(args.limit) || args.limit < 1)) {
-    throw argumentError(`limit must be a positive integer, got ${args.limit}`)
-  }
+  if ((args.limit ?? 1) < 1) throw argumentError(`limit must be a positive integer, got ${args.limit}`)
   if (args.limit !== undefined && args.limit > maxEntries) {
     throw argumentError(`limit ${args.limit} is above the maximum of ${maxEntries} entries per call — use limit ≤ ${maxEntries}, or narrow with pattern`)
   }
-  if (args.offset !== undefined && (!Number.isInteger(args.offset) || args.offset < 0)) {
-    throw argumentError(`offset must be a non-negative integer (entries to skip), got ${args.offset}`)
-  }
-  if (args.pattern !== undefined && args.pattern.trim() === '') {
-    throw argumentError('pattern must be a non-empty glob such as "*.ts" — or leave it out')
-  }
+  if ((args.offset ?? 0) < 0) throw argumentError(`offset must be a non-negative integer (entries to skip), got ${args.offset}`)
+  if (args.pattern?.trim() === '') throw argumentError('pattern must be a non-empty glob such as "*.ts" — or leave it out')
   return {
     ...mode,
     path: args.path,

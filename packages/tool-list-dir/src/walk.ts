@@ -111,10 +111,8 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   }
 
   await visit(open(root), '', 1, repo?.rules)
-  const byDir = new Map<Dir, Child[]>()
-  for (const { dir, child } of result.shown) byDir.set(dir, [...byDir.get(dir) ?? [], child])
   await Promise.all([
-    ...[...byDir].map(([dir, children]) => source.details(dir, children, links, request.keep, signal)),
+    ...result.shown.map(({ dir, child }) => source.details(dir, [child], links, request.keep, signal)),
     // A collapsed directory shows how many direct children it has: one readdir each, shown ones only.
     ...result.shown.filter(({ child }) => child.collapsed !== undefined).map(async ({ child, dir }) => {
       try {
