@@ -8,7 +8,6 @@ const MAX_DEPTH = 10
 /** PATH_MAX on Linux. */
 const MAX_PATH_LENGTH = 4096
 
-/** The tool's parameters as the model sees them. */
 export function parameters(maxEntries: number) {
   return {
     path: { type: 'string', required: true },

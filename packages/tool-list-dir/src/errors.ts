@@ -1,7 +1,6 @@
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { FsError } from '@deepseek-ai/dsh-fs'
 
-/** A bad argument: the message names the argument and what would work. */
 export function argumentError(message: string, options?: ErrorOptions): HarnessError {
   return new HarnessError(message, 'INVALID_ARGS', options)
 }

@@ -10,9 +10,8 @@ export const HEAVY = new Set([
 export const MAX_SMALL_FILE = 8 * 1024 * 1024
 
 /**
- * The .gitignore files in effect for one directory. Git's precedence: the deepest file with a
- * rule that matches decides, and within a file the last match wins (negation included); a
- * directory-only rule (`build/`) matches only directories.
+ * The .gitignore files in effect for one directory. Git's precedence: the deepest file with a matching rule decides,
+ * within a file the last match wins (negation included); a directory-only rule (`build/`) matches only directories.
  */
 export class GitIgnore {
   /** The last character of every rule's literal ending: a name ending otherwise matches no rule (at one Set lookup). */
@@ -68,10 +67,8 @@ function layerOf(base: string, text: string) {
 export type Repo = NonNullable<Awaited<ReturnType<typeof findRepo>>>
 
 /**
- * Find the git root by walking up from the listed directory for `.git` (a directory, or a file in
- * a worktree or submodule), and load every .gitignore above the listed directory. Undefined
- * outside a repository, and for a directory that is itself gitignored: what was asked for
- * explicitly is listed in full.
+ * Walk up to the git root (`.git`: a directory, or a file in a worktree or submodule) and load every .gitignore above
+ * the listed directory. Undefined outside a repository, and for a gitignored directory: what was asked for is listed.
  */
 export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal) {
   const chain: Dir[] = []

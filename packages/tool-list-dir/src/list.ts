@@ -20,7 +20,6 @@ export function chooseSource(ctx: Context, root: Dir): DirSource {
   return root.target !== undefined && readsAreLocal(ctx.fs) ? new LocalSource() : new ProviderSource(ctx)
 }
 
-/** Run one listing: resolve, check, walk, and shape the canonical value. */
 export async function listDirectory(
   ctx: Context,
   exec: Exec,
@@ -96,7 +95,6 @@ export async function listDirectory(
 /** `rwxr-xr-x` from st_mode's permission bits. */
 const permissions = (mode: number): string => 'rwxrwxrwx'.replace(/./g, (bit, at) => mode & (0o400 >> at) ? bit : '-')
 
-/** OS errors reading the listed directory itself. */
 const ROOT_FAULTS = new Map<string, [FsErrorCode, string]>([
   ['EACCES', ['FS_PERMISSION_DENIED', 'permission denied — list a directory you can read']],
   ['EPERM', ['FS_PERMISSION_DENIED', 'permission denied — list a directory you can read']],

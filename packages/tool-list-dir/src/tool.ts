@@ -24,7 +24,6 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
   }), ['path'])
 }
 
-/** The pending card: pure, from the arguments alone. */
 export function presentCall(args: ListArgs): GenericCallView {
   const flags = [
     args.recursive === true || args.depth !== undefined ? `tree${args.depth === undefined ? '' : `, depth ${args.depth}`}` : undefined,

@@ -17,23 +17,15 @@ interface Item { child: Child, rel: string, dir: Dir, siblingsCut?: boolean }
 type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined }>]
 
 /**
- * List a directory, or walk it to `depth` in pre-order with each directory's children in their
- * own sorted order. Sorting comes before truncation; stats are fetched only for the entries shown,
- * or for a whole directory when its sort order needs them.
+ * List a directory, or walk it to `depth` in pre-order, each directory's children sorted before truncation. Stats
+ * are fetched only for the entries shown, or for a whole directory when its sort order needs them.
  */
 export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
   const links = request.keep ? 'keep' : 'follow'
   const compare = compareBy(request.sort, request.reverse)
-  const result = {
-    /** Up to `cap` listed entries after the first `offset`, each directory followed by its contents. */
-    shown: [] as Item[],
-    total: 0,
-    counts: { file: 0, directory: 0, symlink: 0, other: 0 },
-    ignored: 0,
-    gitignored: 0,
-    filtered: 0,
-    partial: false,
-  }
+  const counts = { file: 0, directory: 0, symlink: 0, other: 0 }
+  // shown: up to `cap` listed entries after the first `offset`, each directory followed by its contents.
+  const result = { shown: [] as Item[], total: 0, counts, ignored: 0, gitignored: 0, filtered: 0, partial: false }
 
   // Start reading a directory; the read is awaited later, or dropped when the walk stops early.
   const open = (dir: Dir): Reading => {
