@@ -31,10 +31,8 @@ export type ListArgs = InferArgs<ReturnType<typeof parameters>>
 /** How a call renders, from its arguments alone (pure: no validation, nothing compiled). */
 export function callMode(args: ListArgs, maxEntries: number) {
   const recursive = args.recursive === true || (args.recursive !== false && args.depth !== undefined)
-  const only = args.files_only === true ? 'files' : args.directories_only === true ? 'directories' : undefined
-  const filters: string[] = []
-  if (args.pattern !== undefined) filters.push(`pattern ${quoted(args.pattern)}`)
-  if (only !== undefined) filters.push(`${only}_only`)
+  const only = args.files_only === true ? 'files_only' : args.directories_only === true ? 'directories_only' : undefined
+  const filters = [args.pattern === undefined ? undefined : `pattern ${quoted(args.pattern)}`, only].filter((filter) => filter !== undefined)
   // An extension changes the result (a cut result then says how to see the rest); defaults sent explicitly do not count.
   const extended = recursive || args.long === true || args.reverse === true || only !== undefined
     || args.pattern !== undefined || (args.sort ?? 'type') !== 'type'

@@ -103,9 +103,5 @@ async function inSlices<T>(items: T[], signal: AbortSignal, each: (item: T) => v
   }
 }
 
-/** A followed stat is never a symlink. */
-function typeOf(info: Dirent | Stats): Child['type'] {
-  if (info.isFile()) return 'file'
-  if (info.isDirectory()) return 'directory'
-  return info.isSymbolicLink() ? 'symlink' : 'other'
-}
+const typeOf = (info: Dirent | Stats): Child['type'] =>
+  info.isFile() ? 'file' : info.isDirectory() ? 'directory' : info.isSymbolicLink() ? 'symlink' : 'other'

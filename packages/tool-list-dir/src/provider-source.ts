@@ -26,10 +26,9 @@ export class ProviderSource implements DirSource {
     for (let start = 0; start < children.length; start += LSTAT_BATCH) {
       await Promise.all(children.slice(start, start + LSTAT_BATCH).map(async (child) => {
         const info = await this.ctx.fs.lstat(child.name, { cwd: dir.display }, signal).catch(() => undefined)
-        if (info?.type === 'symlink' || info === undefined) {
-          child.type = info === undefined ? 'other' : 'symlink'
-          delete child.size
-        }
+        if (info !== undefined && info.type !== 'symlink') return
+        child.type = info === undefined ? 'other' : 'symlink'
+        delete child.size
       }))
     }
     return children

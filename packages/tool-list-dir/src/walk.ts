@@ -103,18 +103,17 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   }
 
   await visit(open(root), '', 1, repo?.rules)
-  await Promise.all([
-    ...result.shown.map(({ dir, child }) => source.details(dir, [child], links, request.keep, signal)),
-    // A collapsed directory shows how many direct children it has: one readdir each, shown ones only.
-    ...result.shown.filter(({ child }) => child.collapsed !== undefined).map(async ({ child, dir }) => {
-      try {
-        child.children = await source.count(source.child(dir, child.name, child), signal)
-      } catch (error) {
-        checkAborted(signal)
-        child.error = describeError(error)
-      }
-    }),
-  ])
+  await Promise.all(result.shown.map(async ({ dir, child }) => {
+    await source.details(dir, [child], links, request.keep, signal)
+    if (child.collapsed === undefined) return
+    try {
+      // A collapsed directory shows how many direct children it has: one readdir each, shown ones only.
+      child.children = await source.count(source.child(dir, child.name, child), signal)
+    } catch (error) {
+      checkAborted(signal)
+      child.error = describeError(error)
+    }
+  }))
   return result
 }
 
