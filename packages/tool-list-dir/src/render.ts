@@ -1,5 +1,5 @@
 import type { CallMode } from './args.ts'
-import type { Entry, Listing } from './schema.ts'
+import type { Entry, Listing } from './types.ts'
 
 /** The seed's rule: 50 box-drawing characters. */
 const RULE = '─'.repeat(50)

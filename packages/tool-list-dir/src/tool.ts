@@ -5,7 +5,7 @@ import { callMode, parameters, parseArgs, type ListArgs } from './args.ts'
 import type { Config } from './config.ts'
 import { listDirectory } from './list.ts'
 import { renderListing } from './render.ts'
-import { LISTING_SCHEMA } from './schema.ts'
+import { LISTING_SCHEMA } from './types.ts'
 import type { OutsideGate } from './workspace.ts'
 
 export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {

@@ -1,5 +1,48 @@
 import type { FsTarget } from '@deepseek-ai/dsh-fs'
-import type { Entry } from './schema.ts'
+import type { InferValue, ParameterSchemaSpec } from '@deepseek-ai/dsh-tools'
+
+const integer = { type: 'integer' } as const
+const count = { type: 'integer', required: true } as const
+const text = { type: 'string' } as const
+const flag = { type: 'boolean' } as const
+const object = <const P extends ParameterSchemaSpec>(properties: P) => ({ type: 'object', additionalProperties: false, properties }) as const
+
+/** The canonical value's schema (seed 003's shape plus the extension fields). */
+export const LISTING_SCHEMA = object({
+  path: { type: 'string', required: true },
+  entries: {
+    type: 'array',
+    required: true,
+    items: object({
+      name: { type: 'string', required: true },
+      type: { type: 'string', enum: ['file', 'directory', 'symlink', 'other'], required: true },
+      size: integer,
+      path: text,
+      modified: text,
+      permissions: text,
+      target: text,
+      error: text,
+      /** Recursive and cut: the last shown entry of its directory while later siblings did not fit. */
+      siblings_cut: flag,
+      /** Recursive: a directory shown as one line (with its direct-children count), not descended. */
+      collapsed: { type: 'string', enum: ['gitignored', 'heavy'] },
+      children: integer,
+    }),
+  },
+  stats: { ...object({ total: count, files: count, directories: count, others: count, symlinks: integer }), required: true },
+  truncated: object({ shown: count, total: count, remaining: count, next_offset: integer }),
+  ignored: integer,
+  gitignored: integer,
+  offset: integer,
+  filtered: integer,
+  /** The walk stopped counting at its budget: totals are lower bounds. */
+  partial: flag,
+  metadata_unavailable: flag,
+})
+
+export type Listing = InferValue<typeof LISTING_SCHEMA>
+
+export type Entry = Listing['entries'][number]
 
 /** One child of a directory as a source reports it, before filtering and shaping; `mode`: st_mode's permission bits. */
 export interface Child extends Pick<Entry, 'name' | 'type' | 'size' | 'target' | 'error' | 'collapsed' | 'children'> {

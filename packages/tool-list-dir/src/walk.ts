@@ -1,7 +1,6 @@
 import type { ListRequest } from './args.ts'
 import { checkAborted } from './errors.ts'
 import { HEAVY, type GitIgnore, type Repo } from './gitignore.ts'
-import { compareBy } from './sort.ts'
 import type { Child, Dir, DirSource } from './types.ts'
 
 /** The walk stops descending here; totals past it are reported as lower bounds, never as exact. */
@@ -9,6 +8,23 @@ export const WALK_BUDGET = 200_000
 
 /** Subdirectories read ahead of the pre-order visit: overlapped reads (one awaited readdir after another costs about 2x `find`). */
 const READ_AHEAD = 16
+
+type Compare = (a: Child, b: Child) => number
+
+const GROUP: Record<Child['type'], number> = { directory: 0, file: 1, symlink: 2, other: 2 }
+
+// The order of a.localeCompare(b) from one shared collator; names it finds equal (NFC vs NFD,
+// zero-width characters) fall back to code points, so the order never depends on readdir's.
+const collator = new Intl.Collator()
+const byName: Compare = (a, b) => collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+
+/** `type` is seed 003's order (directories, files, the rest); `size` / `modified` put the largest / newest first (`ls -S` / `ls -t`). */
+const ORDERS: Record<ListRequest['sort'], Compare> = {
+  type: (a, b) => GROUP[a.type] - GROUP[b.type] || byName(a, b),
+  name: byName,
+  size: (a, b) => (b.size ?? -1) - (a.size ?? -1) || byName(a, b),
+  modified: (a, b) => (b.mtimeMs ?? 0) - (a.mtimeMs ?? 0) || byName(a, b),
+}
 
 /** A listed entry; `siblingsCut`: the last shown one of its directory while later siblings did not fit. */
 interface Item { child: Child, rel: string, dir: Dir, siblingsCut?: boolean }
@@ -22,7 +38,8 @@ type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined 
  */
 export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
   const links = request.keep ? 'keep' : 'follow'
-  const compare = compareBy(request.sort, request.reverse)
+  const order = ORDERS[request.sort]
+  const compare: Compare = request.reverse ? (a, b) => order(b, a) : order
   const counts = { file: 0, directory: 0, symlink: 0, other: 0 }
   // shown: up to `cap` listed entries after the first `offset`, each directory followed by its contents.
   const result = { shown: [] as Item[], total: 0, counts, ignored: 0, gitignored: 0, filtered: 0, partial: false }

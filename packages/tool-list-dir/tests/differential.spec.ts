@@ -7,7 +7,7 @@ import { chooseSource, listDirectory } from '../src/list.ts'
 import { LocalSource } from '../src/local-source.ts'
 import { ProviderSource } from '../src/provider-source.ts'
 import { renderListing } from '../src/render.ts'
-import type { Entry, Listing } from '../src/schema.ts'
+import type { Entry, Listing } from '../src/types.ts'
 import { mkfifo } from './fifo.ts'
 import { listDirHost, makeTree } from './harness.ts'
 

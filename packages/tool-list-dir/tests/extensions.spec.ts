@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
 import { listDirHost, makeTree } from './harness.ts'
-import type { Listing } from '../src/schema.ts'
+import type { Listing } from '../src/types.ts'
 
 let host: Host
 beforeEach(async () => {

@@ -7,7 +7,7 @@ import { parseArgs, type ListArgs } from '../src/args.ts'
 import { listDirectory } from '../src/list.ts'
 import { LocalSource } from '../src/local-source.ts'
 import { ProviderSource } from '../src/provider-source.ts'
-import type { Listing } from '../src/schema.ts'
+import type { Listing } from '../src/types.ts'
 import { mkfifo } from './fifo.ts'
 import { listDirHost, makeTree } from './harness.ts'
 

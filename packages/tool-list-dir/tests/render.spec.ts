@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { renderListing, type RenderMode } from '../src/render.ts'
-import type { Listing } from '../src/schema.ts'
+import type { Listing } from '../src/types.ts'
 
 const plain: RenderMode = { pathArg: '.', recursive: false, long: false, extended: false, filters: [], offset: 0 }
 
