@@ -5,8 +5,7 @@ import { quoted } from './quote.ts'
 
 const DEFAULT_DEPTH = 3
 const MAX_DEPTH = 10
-/** PATH_MAX on Linux. */
-const MAX_PATH_LENGTH = 4096
+const MAX_PATH_LENGTH = 4096 // PATH_MAX on Linux
 /** Longest glob accepted in `pattern` or `ignore`: far past any real one, short of regex limits. */
 const MAX_GLOB_LENGTH = 1024
 
@@ -78,10 +77,8 @@ export function parseArgs(args: ListArgs, maxEntries: number) {
     reverse: args.reverse === true,
     only: args.files_only === true ? 'file' : args.directories_only === true ? 'directory' : undefined,
     cap: args.limit ?? maxEntries,
-    /** Symlinks kept as entries, with modification times, permissions and link text. */
-    keep: mode.recursive || mode.long,
-    /** Recursive without `all`: .gitignore and the heavy set collapse directories. */
-    skim: mode.recursive && args.all !== true,
+    keep: mode.recursive || mode.long, // symlinks kept as entries, with times, permissions and link text
+    skim: mode.recursive && args.all !== true, // .gitignore and the heavy set collapse directories
   } as const
 }
 

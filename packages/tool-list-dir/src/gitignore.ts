@@ -10,14 +10,13 @@ export const HEAVY = new Set([
 export const MAX_SMALL_FILE = 8 * 1024 * 1024
 
 /**
- * The .gitignore files in effect for one directory. Git's precedence: the deepest file with a matching rule decides,
- * within a file the last match wins (negation included); a directory-only rule (`build/`) matches only directories.
+ * The .gitignore files in effect for one directory, deepest first. Git's precedence: the deepest file with a matching rule
+ * decides, within a file the last match wins (negation included); a directory-only rule (`build/`) matches only directories.
  */
 export class GitIgnore {
   /** The last character of every rule's literal ending: a name ending otherwise matches no rule (at one Set lookup). */
   private readonly lastChars: Set<number> | undefined
 
-  /** `layers`: deepest first. */
   constructor(private readonly layers: readonly ReturnType<typeof layerOf>[] = []) {
     const endings = layers.map((layer) => layer.endings)
     this.lastChars = endings.every((list) => list !== undefined)
@@ -59,7 +58,7 @@ function layerOf(base: string, text: string) {
   })
   // No rule names a path (`*.log`, `build/`; not `/dist`): the name alone decides, as the walk never enters an ignored directory.
   const byName = lines.every((line) => !line.trim().replace(/\/+$/, '').includes('/'))
-  // A rule without a literal ending (`*`, `foo/**`, `*.py[co]`) or with escapes turns the ending test off.
+  // A rule without a literal ending (`*`, `foo/**`, `*.py[co]`) or with escapes turns the test off.
   return { base, rules: ignore({ ignorecase: false }).add(text), endings: endings.includes('') ? undefined : endings, byName }
 }
 
@@ -67,8 +66,8 @@ function layerOf(base: string, text: string) {
 export type Repo = NonNullable<Awaited<ReturnType<typeof findRepo>>>
 
 /**
- * Walk up to the git root (`.git`: a directory, or a file in a worktree or submodule) and load every .gitignore above
- * the listed directory. Undefined outside a repository, and for a gitignored directory: what was asked for is listed.
+ * The rules from the git root (`.git`: a directory, or a worktree's file) down. Undefined outside a repository, and for a
+ * gitignored directory: what was asked for explicitly is listed in full.
  */
 export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal) {
   const chain: Dir[] = []

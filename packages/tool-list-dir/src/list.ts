@@ -62,11 +62,12 @@ export async function listDirectory(
       + `items with these arguments — use an offset below ${result.total}, or leave offset out`)
   }
   const entries = result.shown.map(({ child, rel, siblingsCut }): Entry => {
+    const { mode } = child
     const entry: Entry = { name: child.name, type: child.type }
     if (child.size !== undefined) entry.size = child.size
     if (request.recursive) entry.path = rel
     if (long && child.mtimeMs !== undefined) entry.modified = new Date(child.mtimeMs).toISOString()
-    if (long && child.mode !== undefined) entry.permissions = permissions(child.mode)
+    if (long && mode !== undefined) entry.permissions = 'rwxrwxrwx'.replace(/./g, (bit, at) => mode & (0o400 >> at) ? bit : '-')
     if (child.target !== undefined) entry.target = child.target
     if (child.error !== undefined) entry.error = child.error
     if (siblingsCut === true) entry.siblings_cut = true
@@ -90,9 +91,6 @@ export async function listDirectory(
   if (long && !source.metadata) value.metadata_unavailable = true
   return value
 }
-
-/** `rwxr-xr-x` from st_mode's permission bits. */
-const permissions = (mode: number): string => 'rwxrwxrwx'.replace(/./g, (bit, at) => mode & (0o400 >> at) ? bit : '-')
 
 const ROOT_FAULTS = new Map<string, [FsErrorCode, string]>([
   ['EACCES', ['FS_PERMISSION_DENIED', 'permission denied — list a directory you can read']],

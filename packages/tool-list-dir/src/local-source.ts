@@ -82,10 +82,7 @@ export class LocalSource implements DirSource {
   }
 }
 
-/**
- * A directory reached by descending must still be a directory, not a link swapped in after its parent
- * was read. The lstat runs beside the read (an awaited realpath per directory cost as much as the readdir).
- */
+/** A directory reached by descending must still be one, not a link swapped in since its parent was read (lstat beside the read). */
 async function checked<T>(dir: Dir, read: Promise<T>, signal: AbortSignal): Promise<T> {
   const [info, result] = await Promise.all([dir.nested === true ? lstat(dir.local as string) : undefined, read])
   if (info !== undefined && !info.isDirectory()) {

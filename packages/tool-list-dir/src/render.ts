@@ -93,8 +93,7 @@ function treeLines(value: Listing, mode: RenderMode): string[] {
     if (index === 0) rel.split('/').slice(0, -1).forEach((name, level) => lines.push(`${'│   '.repeat(level)}├── ${name}/ (continued)`))
     const last = isLast(entries, index, depth) && entry.siblings_cut !== true
     lastAt[depth] = last
-    let prefix = ''
-    for (let level = 1; level < depth; level++) prefix += lastAt[level] ? '    ' : '│   '
+    const prefix = Array.from({ length: depth - 1 }, (_, level) => lastAt[level + 1] ? '    ' : '│   ').join('')
     lines.push(`${prefix}${last ? '└── ' : '├── '}${displayName(entry)}${detailNote(entry, mode)}`)
   })
   return [...lines, '']

@@ -13,8 +13,7 @@ type Compare = (a: Child, b: Child) => number
 
 const GROUP: Record<Child['type'], number> = { directory: 0, file: 1, symlink: 2, other: 2 }
 
-// The order of a.localeCompare(b) from one shared collator; names it finds equal (NFC vs NFD,
-// zero-width characters) fall back to code points, so the order never depends on readdir's.
+// localeCompare's order from one collator; names it finds equal (NFC vs NFD) fall back to code points, never to readdir's order.
 const collator = new Intl.Collator()
 const byName: Compare = (a, b) => collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
@@ -32,10 +31,7 @@ interface Item { child: Child, rel: string, dir: Dir, siblingsCut?: boolean }
 /** A directory and its read: the children, and the text of its own .gitignore when the walk uses one. */
 type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined }>]
 
-/**
- * List a directory, or walk it to `depth` in pre-order, each directory's children sorted before truncation. Stats
- * are fetched only for the entries shown, or for a whole directory when its sort order needs them.
- */
+/** List a directory, or walk it to `depth` in pre-order; sorted before truncation, stats only for what is shown or sorted on. */
 export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
   const links = request.keep ? 'keep' : 'follow'
   const order = ORDERS[request.sort]
@@ -108,8 +104,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         await visit(reads[visited - 1] ?? open(source.child(dir, child.name, child)), item.rel, level + 1, rules)
       } catch (error) {
         checkAborted(signal)
-        // An unreadable or vanished subdirectory is reported on its entry, not fatal; it is
-        // listed even when the filters would hide it, so the gap is never silent.
+        // Reported on its entry, not fatal, and listed even when the filters would hide it: the gap is never silent.
         child.error = describeError(error)
         if (!listed) {
           result.filtered--
