@@ -1,4 +1,5 @@
 import ignore from 'ignore'
+import { basename } from 'node:path'
 import type { Dir, DirSource } from './types.ts'
 
 /** Directories a recursive listing shows as one line unless `all`: VCS data, dependencies, caches. */
@@ -76,16 +77,14 @@ export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal
     if (await source.exists(dir, '.git', signal)) break
     if (source.parent(dir) === undefined) return undefined
   }
-  const names = chain.map((dir) => (dir.local ?? dir.display).split('/').pop() ?? '')
+  chain.reverse() // the git root first, the listed directory last
+  const names = chain.slice(1).map((dir) => `${basename(dir.local ?? dir.display)}/`)
   let rules = new GitIgnore()
-  let prefix = ''
-  for (let index = chain.length - 1; index >= 1; index--) {
-    const dir = chain[index]
-    const text = dir === undefined ? undefined : await source.readSmall(dir, '.gitignore', signal)
-    if (text !== undefined) rules = rules.with(prefix, text)
-    prefix += `${names[index - 1]}/`
+  for (const [index, dir] of chain.slice(0, -1).entries()) {
+    const text = await source.readSmall(dir, '.gitignore', signal)
+    if (text !== undefined) rules = rules.with(names.slice(0, index).join(''), text)
   }
-  const listed = prefix.slice(0, -1)
-  if (prefix !== '' && rules.ignores(listed.slice(0, listed.lastIndexOf('/') + 1), listed.slice(listed.lastIndexOf('/') + 1), true)) return undefined
+  const prefix = names.join('')
+  if (prefix !== '' && rules.ignores(names.slice(0, -1).join(''), basename(root.local ?? root.display), true)) return undefined
   return { rules, prefix }
 }

@@ -17,13 +17,11 @@ export class LocalSource implements DirSource {
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
     const dirents = await checked(dir, readdir(dir.local as string, { withFileTypes: true }), signal)
     const children = dirents.map((dirent): Child => ({ name: dirent.name, type: typeOf(dirent) }))
-    if (links === 'follow') {
-      // The seed's plain mode reports what a link points at; only links pay for a stat.
-      await inSlices(children.filter((child) => child.type === 'symlink'), signal, (child) => {
-        const info = statSync(join(dir.local as string, child.name), { throwIfNoEntry: false })
-        child.type = info === undefined ? 'other' : typeOf(info)
-      })
-    }
+    // `follow` (the seed's plain mode) reports what a link points at; only links pay for a stat.
+    await inSlices(links === 'follow' ? children.filter((child) => child.type === 'symlink') : [], signal, (child) => {
+      const info = statSync(join(dir.local as string, child.name), { throwIfNoEntry: false })
+      child.type = info === undefined ? 'other' : typeOf(info)
+    })
     return children
   }
 

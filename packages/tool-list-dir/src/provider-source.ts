@@ -21,8 +21,7 @@ export class ProviderSource implements DirSource {
       return child
     })
     if (links === 'follow') return children
-    // One ctx.fs.lstat per child finds the links, a bounded number at a time. A child whose lstat
-    // fails (vanished, unreadable) is never descended: it might be a link.
+    // One lstat per child finds the links, a batch at a time; a child whose lstat fails might be one: never descended.
     for (let start = 0; start < children.length; start += LSTAT_BATCH) {
       await Promise.all(children.slice(start, start + LSTAT_BATCH).map(async (child) => {
         const info = await this.ctx.fs.lstat(child.name, { cwd: dir.display }, signal).catch(() => undefined)
