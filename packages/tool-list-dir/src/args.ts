@@ -9,23 +9,21 @@ const MAX_PATH_LENGTH = 4096 // PATH_MAX on Linux
 /** Longest glob accepted in `pattern` or `ignore`: far past any real one, short of regex limits. */
 const MAX_GLOB_LENGTH = 1024
 
-export function parameters(maxEntries: number) {
-  return {
-    path: { type: 'string', required: true },
-    ignore: { type: 'array', items: { type: 'string' }, description: 'Basename globs to hide (* and ? only).' },
-    recursive: { type: 'boolean', description: 'Tree view.' },
-    depth: { type: 'integer', description: `Tree levels, 1-${MAX_DEPTH}, default ${DEFAULT_DEPTH}.` },
-    pattern: { type: 'string', description: 'Glob on relative paths; no / matches basenames.' },
-    sort: { type: 'string', enum: ['name', 'size', 'modified', 'type'] },
-    reverse: { type: 'boolean' },
-    directories_only: { type: 'boolean' },
-    files_only: { type: 'boolean' },
-    long: { type: 'boolean', description: 'Add mtime, permissions.' },
-    limit: { type: 'integer', description: `Max ${maxEntries}.` },
-    offset: { type: 'integer' },
-    all: { type: 'boolean', description: 'Tree: expand gitignored, node_modules etc.' },
-  } as const
-}
+export const parameters = (maxEntries: number) => ({
+  path: { type: 'string', required: true },
+  ignore: { type: 'array', items: { type: 'string' }, description: 'Basename globs to hide (* and ? only).' },
+  recursive: { type: 'boolean', description: 'Tree view.' },
+  depth: { type: 'integer', description: `Tree levels, 1-${MAX_DEPTH}, default ${DEFAULT_DEPTH}.` },
+  pattern: { type: 'string', description: 'Glob on relative paths; no / matches basenames.' },
+  sort: { type: 'string', enum: ['name', 'size', 'modified', 'type'] },
+  reverse: { type: 'boolean' },
+  directories_only: { type: 'boolean' },
+  files_only: { type: 'boolean' },
+  long: { type: 'boolean', description: 'Add mtime, permissions.' },
+  limit: { type: 'integer', description: `Max ${maxEntries}.` },
+  offset: { type: 'integer' },
+  all: { type: 'boolean', description: 'Tree: expand gitignored, node_modules etc.' },
+}) as const
 
 export type ListArgs = InferArgs<ReturnType<typeof parameters>>
 
@@ -33,15 +31,13 @@ export type ListArgs = InferArgs<ReturnType<typeof parameters>>
 export function callMode(args: ListArgs, maxEntries: number) {
   const recursive = args.recursive === true || (args.recursive !== false && args.depth !== undefined)
   const only = args.files_only === true ? 'files_only' : args.directories_only === true ? 'directories_only' : undefined
-  const filters = [args.pattern === undefined ? undefined : `pattern ${quoted(args.pattern)}`, only].filter((filter) => filter !== undefined)
+  const filters = [args.pattern === undefined ? undefined : `pattern ${quoted(args.pattern)}`, only].filter((name) => name !== undefined)
   // An extension changes the result (a cut result then says how to see the rest); defaults sent explicitly do not count.
   const extended = recursive || args.long === true || args.reverse === true || only !== undefined
     || args.pattern !== undefined || (args.sort ?? 'type') !== 'type'
     || (args.limit !== undefined && args.limit !== maxEntries) || (args.offset ?? 0) !== 0
   return { recursive, long: args.long === true, extended, filters, offset: args.offset ?? 0 }
 }
-
-export type CallMode = ReturnType<typeof callMode>
 
 /** Check what the schema cannot express (it already makes numbers integers); every error names the argument and what would work. */
 export function parseArgs(args: ListArgs, maxEntries: number) {

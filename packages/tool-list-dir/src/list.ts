@@ -12,8 +12,6 @@ import type { Dir, DirSource, Entry, Listing } from './types.ts'
 import { walk } from './walk.ts'
 import { place, type OutsideGate } from './workspace.ts'
 
-type Exec = Pick<ToolExecution, 'agent' | 'signal' | 'token'>
-
 /** The fast path wherever the provider's reads are the local provider's own: node:fs then sees what ctx.fs would. */
 export function chooseSource(ctx: Context, root: Dir): DirSource {
   return root.target !== undefined && readsAreLocal(ctx.fs) ? new LocalSource() : new ProviderSource(ctx)
@@ -21,13 +19,26 @@ export function chooseSource(ctx: Context, root: Dir): DirSource {
 
 export async function listDirectory(
   ctx: Context,
-  exec: Exec,
+  exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>,
   request: ListRequest,
   gate: OutsideGate | undefined,
   sourceFor: (root: Dir) => DirSource = (root) => chooseSource(ctx, root),
 ): Promise<Listing> {
-  const { target, info } = await locate(ctx, exec, request.path, gate)
   const named = `path ${quoted(request.path)}`
+  let target, info
+  try {
+    const placed = await place(ctx, exec, request.path)
+    gate?.verify(exec, request.path, placed)
+    target = placed.target
+    info = await ctx.fs.stat(target, exec.signal)
+  } catch (error) {
+    // An OS error resolving the listed path names the path argument.
+    checkAborted(exec.signal)
+    const code = (error as { code?: string }).code
+    if (error instanceof FsError || code === undefined) throw error
+    const reason = code === 'ENAMETOOLONG' ? 'a name in it is too long' : code === 'ELOOP' ? 'it loops through symlinks' : code
+    throw new FsError(`${named} cannot be listed: ${reason}`, code === 'EACCES' ? 'FS_PERMISSION_DENIED' : 'FS_IO_ERROR', { cause: error })
+  }
   if (info === undefined) {
     throw new FsError(`${named} does not exist (${target.displayPath}) — list its parent directory to see what is there`, 'FS_NOT_FOUND')
   }
@@ -98,18 +109,3 @@ const ROOT_FAULTS = new Map<string, [FsErrorCode, string]>([
   ['ENOENT', ['FS_NOT_FOUND', 'it vanished during the listing — list its parent to see what is there now']],
   ['ENOTDIR', ['FS_NOT_DIRECTORY', 'not a directory — list its parent to see what it is']],
 ])
-
-/** Resolve and stat the listed path; an OS error here names the path argument. */
-async function locate(ctx: Context, exec: Exec, path: string, gate: OutsideGate | undefined) {
-  try {
-    const placed = await place(ctx, exec, path)
-    gate?.verify(exec, path, placed)
-    return { target: placed.target, info: await ctx.fs.stat(placed.target, exec.signal) }
-  } catch (error) {
-    checkAborted(exec.signal)
-    const code = (error as { code?: string }).code
-    if (error instanceof FsError || code === undefined) throw error
-    const reason = code === 'ENAMETOOLONG' ? 'a name in it is too long' : code === 'ELOOP' ? 'it loops through symlinks' : code
-    throw new FsError(`path ${quoted(path)} cannot be listed: ${reason}`, code === 'EACCES' ? 'FS_PERMISSION_DENIED' : 'FS_IO_ERROR', { cause: error })
-  }
-}

@@ -30,14 +30,10 @@ export class LocalSource implements DirSource {
   }
 
   async readSmall(dir: Dir, name: string): Promise<string | undefined> {
-    try {
-      // One open, no stat first: never through a symlink (as git), never blocking on a FIFO.
-      const flag = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
-      const bytes = await readFile(join(dir.local as string, name), { flag })
-      return bytes.length <= MAX_SMALL_FILE ? bytes.toString('utf8') : undefined
-    } catch {
-      return undefined
-    }
+    // One open, no stat first: never through a symlink (as git), never blocking on a FIFO.
+    const flag = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
+    const bytes = await readFile(join(dir.local as string, name), { flag }).catch(() => undefined)
+    return bytes !== undefined && bytes.length <= MAX_SMALL_FILE ? bytes.toString('utf8') : undefined
   }
 
   async exists(dir: Dir, name: string): Promise<boolean> {
@@ -83,9 +79,7 @@ export class LocalSource implements DirSource {
 /** A directory reached by descending must still be one, not a link swapped in since its parent was read (lstat beside the read). */
 async function checked<T>(dir: Dir, read: Promise<T>, signal: AbortSignal): Promise<T> {
   const [info, result] = await Promise.all([dir.nested === true ? lstat(dir.local as string) : undefined, read])
-  if (info !== undefined && !info.isDirectory()) {
-    throw Object.assign(new Error(`${dir.display} changed during listing`), { code: 'CHANGED' })
-  }
+  if (info?.isDirectory() === false) throw Object.assign(new Error(`${dir.display} changed during listing`), { code: 'CHANGED' })
   checkAborted(signal)
   return result
 }

@@ -38,9 +38,8 @@ export class ProviderSource implements DirSource {
     return { display: join(dir.display, name), ...target ? { target } : {} }
   }
 
-  async details(): Promise<void> {
-    // Sizes came with the listing; nothing else is available through ctx.fs.
-  }
+  // Sizes came with the listing; nothing else is available through ctx.fs.
+  async details(): Promise<void> {}
 
   async count(dir: Dir, signal: AbortSignal): Promise<number> {
     return (await this.ctx.fs.listDir(targetOf(dir), signal)).length

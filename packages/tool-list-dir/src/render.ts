@@ -1,4 +1,4 @@
-import type { CallMode } from './args.ts'
+import type { callMode } from './args.ts'
 import type { Entry, Listing } from './types.ts'
 
 /** The seed's rule: 50 box-drawing characters. */
@@ -7,7 +7,7 @@ const RULE = '─'.repeat(50)
 const TAGS: Record<Entry['type'], string> = { directory: 'DIR', file: 'FILE', symlink: 'LINK', other: 'OTHER' }
 
 /** `pathArg`: the `path` argument as given, the tree's first line. */
-export type RenderMode = CallMode & { pathArg: string }
+export type RenderMode = ReturnType<typeof callMode> & { pathArg: string }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
 const items = (n: number): string => plural(n, 'item', 'items')
@@ -20,11 +20,10 @@ export function renderListing(value: Listing, mode: RenderMode): string {
   const lines = mode.recursive ? treeLines(value, mode) : listLines(value, mode)
   const notices = noticeLines(value, mode)
   if (notices.length > 0) lines.push(...notices, '')
-  const { stats } = value
-  const parts = [plural(stats.directories, 'directory', 'directories'), plural(stats.files, 'file', 'files')]
-  if (stats.symlinks !== undefined && stats.symlinks > 0) parts.push(plural(stats.symlinks, 'symlink', 'symlinks'))
-  if (stats.others > 0) parts.push(plural(stats.others, 'other', 'others'))
-  lines.push(`Total: ${atLeast(value)}${items(stats.total)} (${parts.join(', ')})`)
+  const parts = [plural(value.stats.directories, 'directory', 'directories'), plural(value.stats.files, 'file', 'files')]
+  if ((value.stats.symlinks ?? 0) > 0) parts.push(plural(value.stats.symlinks ?? 0, 'symlink', 'symlinks'))
+  if (value.stats.others > 0) parts.push(plural(value.stats.others, 'other', 'others'))
+  lines.push(`Total: ${atLeast(value)}${items(value.stats.total)} (${parts.join(', ')})`)
   return lines.join('\n')
 }
 
@@ -78,10 +77,9 @@ function collapsedNote(entry: Entry): string {
 function treeLines(value: Listing, mode: RenderMode): string[] {
   const lines = [mode.pathArg === '/' ? '/' : `${mode.pathArg.replace(/\/+$/, '')}/`]
   const flat = mode.filters.some((filter) => filter.startsWith('pattern') || filter === 'files_only')
-  const entries = value.entries
   // lastAt[k]: whether the entry currently open at depth k is the last of its siblings.
   const lastAt: boolean[] = []
-  entries.forEach((entry, index) => {
+  value.entries.forEach((entry, index) => {
     const rel = entry.path ?? entry.name
     if (flat) {
       const name = entry.type === 'directory' ? `${rel}/${collapsedNote(entry)}` : rel
@@ -91,7 +89,7 @@ function treeLines(value: Listing, mode: RenderMode): string[] {
     const depth = depthOf(entry)
     // A page that starts inside a directory names the directories it continues (not entries).
     if (index === 0) rel.split('/').slice(0, -1).forEach((name, level) => lines.push(`${'│   '.repeat(level)}├── ${name}/ (continued)`))
-    const last = isLast(entries, index, depth) && entry.siblings_cut !== true
+    const last = isLast(value.entries, index, depth) && entry.siblings_cut !== true
     lastAt[depth] = last
     const prefix = Array.from({ length: depth - 1 }, (_, level) => lastAt[level + 1] ? '    ' : '│   ').join('')
     lines.push(`${prefix}${last ? '└── ' : '├── '}${displayName(entry)}${detailNote(entry, mode)}`)

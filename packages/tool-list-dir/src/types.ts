@@ -5,7 +5,8 @@ const integer = { type: 'integer' } as const
 const count = { type: 'integer', required: true } as const
 const text = { type: 'string' } as const
 const flag = { type: 'boolean' } as const
-const object = <const P extends ParameterSchemaSpec>(properties: P) => ({ type: 'object', additionalProperties: false, properties }) as const
+const object = <const P extends ParameterSchemaSpec>(properties: P) =>
+  ({ type: 'object', additionalProperties: false, properties }) as const
 
 /** The canonical value's schema (seed 003's shape plus the extension fields). */
 export const LISTING_SCHEMA = object({
@@ -41,7 +42,6 @@ export const LISTING_SCHEMA = object({
 })
 
 export type Listing = InferValue<typeof LISTING_SCHEMA>
-
 export type Entry = Listing['entries'][number]
 
 /** One child of a directory as a source reports it, before filtering and shaping; `mode`: st_mode's permission bits. */
@@ -55,8 +55,7 @@ export interface Dir {
   display: string
   local?: string
   target?: FsTarget
-  /** Reached by descending: checked to still be a directory, not a link, when read. */
-  nested?: boolean
+  nested?: boolean // reached by descending: checked to still be a directory, not a link, when read
 }
 
 /** `follow`, the seed's plain mode: a link to a directory lists as a directory, a dangling one as other. */
