@@ -73,7 +73,7 @@ export function parseArgs(args: ListArgs, maxEntries: number) {
     reverse: args.reverse === true,
     only: args.files_only === true ? 'file' : args.directories_only === true ? 'directory' : undefined,
     cap: args.limit ?? maxEntries,
-    keep: mode.recursive || mode.long, // symlinks kept as entries, with times, permissions and link text
+    links: mode.recursive || mode.long ? 'keep' : 'follow', // keep: symlinks are entries, with times, permissions and link text
     skim: mode.recursive && args.all !== true, // .gitignore and the heavy set collapse directories
   } as const
 }
@@ -82,6 +82,7 @@ export type ListRequest = ReturnType<typeof parseArgs>
 
 /** `ignore`: basename globs where only `*` and `?` are wildcards (qwen-code's meaning; `[`, `{`, `!` are literal). */
 function ignoreMatcher(patterns: readonly string[]): (name: string) => boolean {
+  if (patterns.length === 0) return () => false
   const regexes = patterns.map((pattern, index) => {
     if (pattern.length > MAX_GLOB_LENGTH) {
       throw argumentError(`ignore[${index}] is ${pattern.length} characters; a basename glob has at most ${MAX_GLOB_LENGTH} — shorten it, e.g. "*.log"`)

@@ -32,7 +32,6 @@ export async function listDirectory(
     target = placed.target
     info = await ctx.fs.stat(target, exec.signal)
   } catch (error) {
-    // An OS error resolving the listed path names the path argument.
     checkAborted(exec.signal)
     const code = (error as { code?: string }).code
     if (error instanceof FsError || code === undefined) throw error
@@ -88,7 +87,7 @@ export async function listDirectory(
   })
   const { file: files, directory: directories, symlink: symlinks, other: others } = result.counts
   const value: Listing = { path: target.displayPath, entries, stats: { total: result.total, files, directories, others } }
-  if (request.keep) value.stats.symlinks = symlinks
+  if (request.links === 'keep') value.stats.symlinks = symlinks
   const remaining = result.total - offset - entries.length
   if (remaining > 0) {
     value.truncated = { shown: entries.length, total: result.total, remaining }

@@ -79,7 +79,7 @@ export class LocalSource implements DirSource {
 /** A directory reached by descending must still be one, not a link swapped in since its parent was read (lstat beside the read). */
 async function checked<T>(dir: Dir, read: Promise<T>, signal: AbortSignal): Promise<T> {
   const [info, result] = await Promise.all([dir.nested === true ? lstat(dir.local as string) : undefined, read])
-  if (info?.isDirectory() === false) throw Object.assign(new Error(`${dir.display} changed during listing`), { code: 'CHANGED' })
+  if (info?.isDirectory() === false) throw new Error('changed during listing') // the entry's error text
   checkAborted(signal)
   return result
 }

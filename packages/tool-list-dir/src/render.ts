@@ -13,7 +13,6 @@ const plural = (n: number, one: string, many: string): string => `${n} ${n === 1
 const items = (n: number): string => plural(n, 'item', 'items')
 const atLeast = (value: Listing): string => value.partial === true ? 'at least ' : ''
 
-/** The model-facing text of a listing: seed 003's layout, or the tree / long layouts. */
 export function renderListing(value: Listing, mode: RenderMode): string {
   const empty = emptyMessage(value, mode)
   if (empty !== undefined) return empty

@@ -33,7 +33,6 @@ type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined 
 
 /** List a directory, or walk it to `depth` in pre-order; sorted before truncation, stats only for what is shown or sorted on. */
 export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
-  const links = request.keep ? 'keep' : 'follow'
   const order = ORDERS[request.sort]
   const compare: Compare = request.reverse ? (a, b) => order(b, a) : order
   const counts = { file: 0, directory: 0, symlink: 0, other: 0 }
@@ -42,7 +41,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
 
   // Start reading a directory; the read is awaited later, or dropped when the walk stops early.
   const open = (dir: Dir): Reading => {
-    const listed = source.children(dir, links, signal).then(async (children) => {
+    const listed = source.children(dir, request.links, signal).then(async (children) => {
       const hasRules = repo !== undefined && children.some((child) => child.name === '.gitignore' && child.type === 'file')
       return { children, gitignore: hasRules ? await source.readSmall(dir, '.gitignore', signal) : undefined }
     })
@@ -69,7 +68,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       return true
     })
     if (request.sort === 'size' || request.sort === 'modified') {
-      await source.details(dir, children, links, request.sort === 'modified', signal)
+      await source.details(dir, children, request.links, request.sort === 'modified', signal)
     }
     children.sort(compare)
     // The last shown entry of this directory, so a cut sibling list is drawn open (├──, │).
@@ -116,7 +115,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
 
   await visit(open(root), '', 1, repo?.rules)
   await Promise.all(result.shown.map(async ({ dir, child }) => {
-    await source.details(dir, [child], links, request.keep, signal)
+    await source.details(dir, [child], request.links, request.links === 'keep', signal)
     if (child.collapsed === undefined) return
     try {
       // A collapsed directory shows how many direct children it has: one readdir each, shown ones only.
@@ -134,6 +133,5 @@ function describeError(error: unknown): string {
   if (code === 'EACCES' || code === 'EPERM' || code === 'FS_PERMISSION_DENIED') return 'permission denied'
   if (code === 'ENOENT' || code === 'FS_NOT_FOUND') return 'vanished during listing'
   if (code === 'ENOTDIR' || code === 'FS_NOT_DIRECTORY') return 'no longer a directory'
-  if (code === 'CHANGED') return 'changed during listing'
   return (error as Error).message || 'unreadable'
 }
