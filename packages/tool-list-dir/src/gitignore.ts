@@ -32,9 +32,10 @@ export class GitIgnore {
   /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
   ignores(dir: string, name: string, directory: boolean): boolean {
     if (this.lastChars !== undefined && !this.lastChars.has(name.charCodeAt(name.length - 1))) return false
-    for (const layer of this.layers) {
-      // The matcher costs microseconds a path; a literal ending rules most names out first (a loop: `some`'s closure cost ~20%).
-      if (layer.endings !== undefined && !endsWithAny(name, layer.endings)) continue
+    // Per entry: an indexed loop (for-of measured ~10% slower); a literal ending rules most names out before the µs-a-path matcher.
+    for (let index = 0; index < this.layers.length; index++) {
+      const layer = this.layers[index]
+      if (layer === undefined || (layer.endings !== undefined && !endsWithAny(name, layer.endings))) continue
       let result
       try {
         result = layer.rules.test(`${layer.byName ? '' : dir.slice(layer.base.length)}${name}${directory ? '/' : ''}`)
