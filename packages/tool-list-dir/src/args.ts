@@ -1,70 +1,46 @@
+import type { InferArgs } from '@deepseek-ai/dsh-tools'
+import picomatch from 'picomatch'
 import { argumentError } from './errors.ts'
 import { quoted } from './quote.ts'
-import { ignoreMatcher } from './ignore.ts'
-import { patternMatcher } from './pattern.ts'
-import type { SortKey } from './sort.ts'
 
 const DEFAULT_DEPTH = 3
-export const MAX_DEPTH = 10
-/** PATH_MAX on Linux. */
-const MAX_PATH_LENGTH = 4096
+const MAX_DEPTH = 10
+const MAX_PATH_LENGTH = 4096 // PATH_MAX on Linux
+/** Longest glob accepted in `pattern` or `ignore`: far past any real one, short of regex limits. */
+const MAX_GLOB_LENGTH = 1024
 
-/** The arguments as the model sends them (types already checked by the tool pipeline). */
-export interface ListArgs {
-  path: string
-  ignore?: string[]
-  recursive?: boolean
-  depth?: number
-  pattern?: string
-  sort?: SortKey
-  reverse?: boolean
-  directories_only?: boolean
-  files_only?: boolean
-  long?: boolean
-  limit?: number
-  offset?: number
-  all?: boolean
-}
+export const parameters = (maxEntries: number) => ({
+  path: { type: 'string', required: true },
+  ignore: { type: 'array', items: { type: 'string' }, description: 'Basename globs to hide (* and ? only).' },
+  recursive: { type: 'boolean', description: 'Tree view.' },
+  depth: { type: 'integer', description: `Tree levels, 1-${MAX_DEPTH}, default ${DEFAULT_DEPTH}.` },
+  pattern: { type: 'string', description: 'Glob on relative paths; no / matches basenames.' },
+  sort: { type: 'string', enum: ['name', 'size', 'modified', 'type'] },
+  reverse: { type: 'boolean' },
+  directories_only: { type: 'boolean' },
+  files_only: { type: 'boolean' },
+  long: { type: 'boolean', description: 'Add mtime, permissions.' },
+  limit: { type: 'integer', description: `Max ${maxEntries}.` },
+  offset: { type: 'integer' },
+  all: { type: 'boolean', description: 'Tree: expand gitignored, node_modules etc.' },
+}) as const
 
-export interface ListRequest extends CallMode {
-  path: string
-  ignore: (name: string) => boolean
-  depth: number
-  pattern: ((relativePath: string) => boolean) | undefined
-  sort: SortKey
-  reverse: boolean
-  only: 'files' | 'directories' | undefined
-  cap: number
-  /** Recursive mode: .gitignore and the heavy set are off. */
-  all: boolean
-}
+export type ListArgs = InferArgs<ReturnType<typeof parameters>>
 
 /** How a call renders, from its arguments alone (pure: no validation, nothing compiled). */
-export interface CallMode {
-  recursive: boolean
-  long: boolean
-  /** An extension changes the result: a cut result then says how to see the rest. Defaults sent explicitly do not count. */
-  extended: boolean
-  /** The filters in effect, named for messages. */
-  filters: string[]
-  /** Listed entries skipped before the first shown one. */
-  offset: number
-}
-
-export function callMode(args: ListArgs, maxEntries: number): CallMode {
+export function callMode(args: ListArgs, maxEntries: number) {
   const recursive = args.recursive === true || (args.recursive !== false && args.depth !== undefined)
-  const only = args.files_only === true ? 'files' : args.directories_only === true ? 'directories' : undefined
-  const filters: string[] = []
-  if (args.pattern !== undefined) filters.push(`pattern ${quoted(args.pattern)}`)
-  if (only !== undefined) filters.push(`${only}_only`)
+  const only = args.files_only === true ? 'files_only' : args.directories_only === true ? 'directories_only' : undefined
+  const filters = [args.pattern === undefined ? undefined : `pattern ${quoted(args.pattern)}`, only].filter((name) => name !== undefined)
+  // An extension changes the result (a cut result then says how to see the rest); defaults sent explicitly do not count.
   const extended = recursive || args.long === true || args.reverse === true || only !== undefined
     || args.pattern !== undefined || (args.sort ?? 'type') !== 'type'
     || (args.limit !== undefined && args.limit !== maxEntries) || (args.offset ?? 0) !== 0
   return { recursive, long: args.long === true, extended, filters, offset: args.offset ?? 0 }
 }
 
-/** Check what the schema cannot express; every error names the argument and what would work. */
-export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
+/** Check what the schema cannot express (it already makes numbers integers); every error names the argument and what would work. */
+export function parseArgs(args: ListArgs, maxEntries: number) {
   if (args.path.trim() === '') throw argumentError('path must name a directory — use "." for the workspace root')
   if (args.path.includes('\0')) throw argumentError('path must not contain a NUL character')
   if (args.path.length > MAX_PATH_LENGTH) {
@@ -75,24 +51,18 @@ export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
   }
   const mode = callMode(args, maxEntries)
   const depth = args.depth ?? DEFAULT_DEPTH
-  if (!Number.isInteger(depth) || depth < 1 || depth > MAX_DEPTH) {
+  if (depth < 1 || depth > MAX_DEPTH) {
     throw argumentError(`depth must be an integer from 1 to ${MAX_DEPTH} (levels below path; 1 = direct children), got ${args.depth}`)
   }
   if (args.files_only === true && args.directories_only === true) {
     throw argumentError('files_only and directories_only cannot both be true — set one of them')
   }
-  if (args.limit !== undefined && (!Number.isInteger(args.limit) || args.limit < 1)) {
-    throw argumentError(`limit must be a positive integer, got ${args.limit}`)
-  }
+  if ((args.limit ?? 1) < 1) throw argumentError(`limit must be a positive integer, got ${args.limit}`)
   if (args.limit !== undefined && args.limit > maxEntries) {
     throw argumentError(`limit ${args.limit} is above the maximum of ${maxEntries} entries per call — use limit ≤ ${maxEntries}, or narrow with pattern`)
   }
-  if (args.offset !== undefined && (!Number.isInteger(args.offset) || args.offset < 0)) {
-    throw argumentError(`offset must be a non-negative integer (entries to skip), got ${args.offset}`)
-  }
-  if (args.pattern !== undefined && args.pattern.trim() === '') {
-    throw argumentError('pattern must be a non-empty glob such as "*.ts" — or leave it out')
-  }
+  if ((args.offset ?? 0) < 0) throw argumentError(`offset must be a non-negative integer (entries to skip), got ${args.offset}`)
+  if (args.pattern?.trim() === '') throw argumentError('pattern must be a non-empty glob such as "*.ts" — or leave it out')
   return {
     ...mode,
     path: args.path,
@@ -101,8 +71,47 @@ export function parseArgs(args: ListArgs, maxEntries: number): ListRequest {
     pattern: args.pattern === undefined ? undefined : patternMatcher(args.pattern),
     sort: args.sort ?? 'type',
     reverse: args.reverse === true,
-    only: args.files_only === true ? 'files' : args.directories_only === true ? 'directories' : undefined,
+    only: args.files_only === true ? 'file' : args.directories_only === true ? 'directory' : undefined,
     cap: args.limit ?? maxEntries,
-    all: args.all === true,
+    links: mode.recursive || mode.long ? 'keep' : 'follow', // keep: symlinks are entries, with times, permissions and link text
+    skim: mode.recursive && args.all !== true, // .gitignore and the heavy set collapse directories
+  } as const
+}
+
+export type ListRequest = ReturnType<typeof parseArgs>
+
+/** `ignore`: basename globs where only `*` and `?` are wildcards (qwen-code's meaning; `[`, `{`, `!` are literal). */
+function ignoreMatcher(patterns: readonly string[]): (name: string) => boolean {
+  if (patterns.length === 0) return () => false
+  const regexes = patterns.map((pattern, index) => {
+    if (pattern.length > MAX_GLOB_LENGTH) {
+      throw argumentError(`ignore[${index}] is ${pattern.length} characters; a basename glob has at most ${MAX_GLOB_LENGTH} — shorten it, e.g. "*.log"`)
+    }
+    const source = Array.from(pattern, (char) => char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&'))
+    try {
+      return new RegExp(`^${source.join('')}$`, 'su')
+    } catch {
+      throw argumentError(`ignore[${index}] ${quoted(pattern)} cannot be used as a glob — use a basename with * and ? only, e.g. "*.log"`)
+    }
+  })
+  return (name) => regexes.some((regex) => regex.test(name))
+}
+
+/** `pattern`: a picomatch glob on the relative path; one without `/` matches basenames at any depth, hidden ones too. */
+function patternMatcher(pattern: string): (relativePath: string) => boolean {
+  if (pattern.length > MAX_GLOB_LENGTH) {
+    throw argumentError(`pattern is ${pattern.length} characters; a glob has at most ${MAX_GLOB_LENGTH} — try e.g. "*.ts"`)
   }
+  let regex: RegExp
+  try {
+    regex = picomatch.makeRe(pattern, { dot: true })
+  } catch (error) {
+    throw argumentError(`pattern ${quoted(pattern)} is not a valid glob — try e.g. "*.ts" or "src/**/*.json"`, { cause: error })
+  }
+  // picomatch compiles a pattern it cannot parse (an unclosed brace or extglob) to a never-match.
+  if (regex.source === '$^') {
+    throw argumentError(`pattern ${quoted(pattern)} is not a valid glob (unbalanced brace or parenthesis) — try e.g. "*.ts" or "src/**/*.json"`)
+  }
+  const matchBase = !pattern.includes('/')
+  return (relativePath) => regex.test(matchBase ? relativePath.slice(relativePath.lastIndexOf('/') + 1) : relativePath)
 }

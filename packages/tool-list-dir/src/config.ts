@@ -16,8 +16,7 @@ export const DEFAULT_GUIDANCE = 'Use the list_directory tool — not shell comma
   + 'Use this for understanding project layouts.'
 
 export const Config: Schema<Partial<Config>, Config> = Schema.object({
-  toolName: Schema.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('list_directory')
-    .description('The tool name the model calls.'),
+  toolName: Schema.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('list_directory').description('The tool name the model calls.'),
   order: Schema.number().default(1350).description('Prompt order of the guidance section.'),
   guidance: Schema.string().default(DEFAULT_GUIDANCE).description('Guidance section text; empty registers none.'),
   maxEntries: Schema.natural().min(1).max(1000).default(100).description('Most entries one call returns.'),

@@ -1,10 +1,6 @@
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { FsError } from '@deepseek-ai/dsh-fs'
 
-/** Longest glob accepted in `pattern` or `ignore`: far past any real one, short of regex limits. */
-export const MAX_GLOB_LENGTH = 1024
-
-/** A bad argument: the message names the argument and what would work. */
 export function argumentError(message: string, options?: ErrorOptions): HarnessError {
   return new HarnessError(message, 'INVALID_ARGS', options)
 }

@@ -1,4 +1,5 @@
-import ignore, { type Ignore } from 'ignore'
+import ignore from 'ignore'
+import { basename } from 'node:path'
 import type { Dir, DirSource } from './types.ts'
 
 /** Directories a recursive listing shows as one line unless `all`: VCS data, dependencies, caches. */
@@ -9,52 +10,32 @@ export const HEAVY = new Set([
 /** Largest .gitignore read: far past any real one (git itself refuses files over 100 MiB). */
 export const MAX_SMALL_FILE = 8 * 1024 * 1024
 
-interface Layer {
-  /** The directory of the .gitignore, relative to the git root: '' or ending in '/'. */
-  base: string
-  rules: Ignore
-  /** Every rule's literal ending (a name it matches ends with one); undefined when a rule has none (`*`, `foo/**`, `*.py[co]`). */
-  endings: string[] | undefined
-  /**
-   * No rule names a path (`*.log`, `build/`, not `/dist` or `src/*.js`): a name alone decides, at
-   * any depth, since the walk never enters an ignored directory.
-   */
-  byName: boolean
-}
-
 /**
- * The .gitignore files in effect for one directory, outermost first. Git's precedence: the
- * deepest file with a rule that matches a path decides, and within a file the last match wins
- * (negation included); a directory-only rule (`build/`) matches only directories.
+ * The .gitignore files in effect for one directory, deepest first. Git's precedence: the deepest file with a matching rule
+ * decides, within a file the last match wins (negation included); a directory-only rule (`build/`) matches only directories.
  */
 export class GitIgnore {
-  /**
-   * The last character of every rule's literal ending, over all layers: a name ending otherwise
-   * matches no rule (most names, at one Set lookup); undefined when some layer has a rule without one.
-   */
+  /** The last character of every rule's literal ending: a name ending otherwise matches no rule (at one Set lookup). */
   private readonly lastChars: Set<number> | undefined
 
-  constructor(private readonly layers: readonly Layer[] = []) {
+  constructor(private readonly layers: readonly ReturnType<typeof layerOf>[] = []) {
     const endings = layers.map((layer) => layer.endings)
     this.lastChars = endings.every((list) => list !== undefined)
       ? new Set(endings.flat().map((ending) => ending.charCodeAt(ending.length - 1)))
       : undefined
   }
 
-  /** These rules plus those of the .gitignore in `base` (git-relative, '' or ending in '/'). */
   with(base: string, text: string): GitIgnore {
-    const layer = { base, rules: ignore({ ignorecase: false }).add(text), endings: endingsOf(text), byName: namesOnly(text) }
-    return new GitIgnore([...this.layers, layer])
+    return new GitIgnore([layerOf(base, text), ...this.layers])
   }
 
   /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
   ignores(dir: string, name: string, directory: boolean): boolean {
     if (this.lastChars !== undefined && !this.lastChars.has(name.charCodeAt(name.length - 1))) return false
-    for (let index = this.layers.length - 1; index >= 0; index--) {
+    // Per entry: an indexed loop (for-of measured ~10% slower); a literal ending rules most names out before the µs-a-path matcher.
+    for (let index = 0; index < this.layers.length; index++) {
       const layer = this.layers[index]
-      if (layer === undefined) continue
-      // The matcher costs microseconds a path; most names end with no rule's literal ending.
-      if (layer.endings !== undefined && !endsWithAny(name, layer.endings)) continue
+      if (layer === undefined || (layer.endings !== undefined && !endsWithAny(name, layer.endings))) continue
       let result
       try {
         result = layer.rules.test(`${layer.byName ? '' : dir.slice(layer.base.length)}${name}${directory ? '/' : ''}`)
@@ -73,59 +54,41 @@ function endsWithAny(name: string, endings: readonly string[]): boolean {
   return false
 }
 
-/**
- * The literal text each rule's last segment ends with (`*.log` → `.log`, `src/build/` → `build`):
- * a cheap necessary condition for a match, so the full matcher runs only for candidates.
- * Undefined when some rule has no literal ending or uses escapes.
- */
-function endingsOf(text: string): string[] | undefined {
-  const endings: string[] = []
-  for (const line of text.split(/\r?\n/)) {
-    if (line.trim() === '' || line.startsWith('#')) continue
-    if (line.includes('\\')) return undefined
+/** One .gitignore; `base`: its directory relative to the git root, '' or ending in '/'. */
+function layerOf(base: string, text: string) {
+  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '' && !line.startsWith('#'))
+  // Each rule's literal ending (`*.log` → `.log`, `src/build/` → `build`); '' (none, or escapes) turns the test off.
+  const endings = lines.map((line) => {
     const rule = line.replace(/ +$/, '').replace(/^!/, '').replace(/\/+$/, '')
-    const ending = /[^*?[\]/]*$/.exec(rule)?.[0] ?? ''
-    if (ending === '') return undefined
-    endings.push(ending)
-  }
-  return endings
+    return line.includes('\\') ? '' : /[^*?[\]/]*$/.exec(rule)?.[0] ?? ''
+  })
+  // No rule names a path (`*.log`, `build/`; not `/dist`): the name alone decides, as the walk never enters an ignored directory.
+  const byName = lines.every((line) => !line.trim().replace(/\/+$/, '').includes('/'))
+  return { base, rules: ignore({ ignorecase: false }).add(text), endings: endings.includes('') ? undefined : endings, byName }
 }
 
-/** Whether no rule has a slash before its end (which anchors it to a path). */
-function namesOnly(text: string): boolean {
-  return text.split(/\r?\n/).every((line) => line.startsWith('#') || !line.trim().replace(/\/+$/, '').includes('/'))
-}
-
-/** The repository a listing is in: the rules from the git root down to the listed directory's parent. */
-export interface Repo {
-  rules: GitIgnore
-  /** The listed directory relative to the git root: '' or ending in '/'. */
-  prefix: string
-}
+/** The rules from the git root down to the listed directory's parent; `prefix`: the listed directory, git-relative. */
+export type Repo = NonNullable<Awaited<ReturnType<typeof findRepo>>>
 
 /**
- * Find the git root by walking up from the listed directory's real path for `.git` (a directory,
- * or a file in a worktree or submodule), and load every .gitignore above the listed directory.
- * Undefined outside a repository, and for a directory that is itself gitignored: what was asked
- * for explicitly is listed in full.
+ * The rules from the git root (`.git`: a directory, or a worktree's file) down. Undefined outside a repository, and for a
+ * gitignored directory: what was asked for explicitly is listed in full.
  */
-export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal): Promise<Repo | undefined> {
+export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal) {
   const chain: Dir[] = []
   for (let dir: Dir | undefined = root; dir !== undefined; dir = source.parent(dir)) {
     chain.push(dir)
     if (await source.exists(dir, '.git', signal)) break
     if (source.parent(dir) === undefined) return undefined
   }
-  const names = chain.map((dir) => (dir.local ?? dir.display).split('/').pop() ?? '')
+  chain.reverse() // the git root first, the listed directory last
+  const names = chain.slice(1).map((dir) => `${basename(dir.local ?? dir.display)}/`)
   let rules = new GitIgnore()
-  let prefix = ''
-  for (let index = chain.length - 1; index >= 1; index--) {
-    const dir = chain[index]
-    const text = dir === undefined ? undefined : await source.readSmall(dir, '.gitignore', signal)
-    if (text !== undefined) rules = rules.with(prefix, text)
-    prefix += `${names[index - 1]}/`
+  for (const [index, dir] of chain.slice(0, -1).entries()) {
+    const text = await source.readSmall(dir, '.gitignore', signal)
+    if (text !== undefined) rules = rules.with(names.slice(0, index).join(''), text)
   }
-  const listed = prefix.slice(0, -1)
-  if (prefix !== '' && rules.ignores(listed.slice(0, listed.lastIndexOf('/') + 1), listed.slice(listed.lastIndexOf('/') + 1), true)) return undefined
+  const prefix = names.join('')
+  if (prefix !== '' && rules.ignores(names.slice(0, -1).join(''), basename(root.local ?? root.display), true)) return undefined
   return { rules, prefix }
 }

@@ -1,7 +1,5 @@
 import type { Context } from '@deepseek-ai/cordis'
-import type {} from '@deepseek-ai/dsh-fs'
 import type {} from '@deepseek-ai/dsh-system-prompt'
-import type {} from '@deepseek-ai/dsh-tools'
 import { Config } from './config.ts'
 import { listDirectoryTool } from './tool.ts'
 import { OutsideGate } from './workspace.ts'
@@ -13,9 +11,7 @@ export const inject = ['tools', 'fs', 'systemPrompt']
 export { Config }
 
 export function apply(ctx: Context, config: Config): void {
-  if (config.guidance !== '') {
-    ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
-  }
+  if (config.guidance !== '') ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   const gate = new OutsideGate(ctx, config.toolName, config.outsideWorkspace, { name: 'path', instead: 'list a path inside the workspace' })
   gate.listen()
   ctx.tools.register(listDirectoryTool(ctx, config, gate))

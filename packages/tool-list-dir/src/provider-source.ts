@@ -1,16 +1,11 @@
 import type { Context } from '@deepseek-ai/cordis'
-import type {} from '@deepseek-ai/dsh-fs'
 import { dirname, join } from 'node:path'
 import { MAX_SMALL_FILE } from './gitignore.ts'
 import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 
 const LSTAT_BATCH = 64
 
-/**
- * Listing through ctx.fs, so sandboxing and remote providers keep working. The provider reports
- * followed types and file sizes; in `keep` mode one ctx.fs.lstat per child finds the symlinks.
- * Modification times, permissions and link text are not part of the ctx.fs contract.
- */
+/** Listing through ctx.fs (sandboxing and remote providers): followed types and file sizes, no times, permissions or link text. */
 export class ProviderSource implements DirSource {
   readonly kind = 'provider'
   readonly metadata = false
@@ -21,23 +16,19 @@ export class ProviderSource implements DirSource {
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
     const listed = await this.ctx.fs.listDir(targetOf(dir), signal)
     const children = listed.map((entry): Child => {
-      const child: Child = { name: entry.name, type: entry.type }
-      if (entry.size !== undefined) child.size = entry.size
+      const child: Child = { name: entry.name, type: entry.type, ...entry.size === undefined ? {} : { size: entry.size } }
       this.targets.set(child, entry.target)
       return child
     })
-    if (links === 'keep') {
-      // One ctx.fs.lstat per child finds the links, a bounded number at a time. A child whose
-      // lstat fails (vanished, unreadable) is never descended: it might be a link.
-      for (let start = 0; start < children.length; start += LSTAT_BATCH) {
-        await Promise.all(children.slice(start, start + LSTAT_BATCH).map(async (child) => {
-          const info = await this.ctx.fs.lstat(child.name, { cwd: dir.display }, signal).catch(() => undefined)
-          if (info?.type === 'symlink' || info === undefined) {
-            child.type = info === undefined ? 'other' : 'symlink'
-            delete child.size
-          }
-        }))
-      }
+    if (links === 'follow') return children
+    // One lstat per child finds the links, a batch at a time; a child whose lstat fails might be one: never descended.
+    for (let start = 0; start < children.length; start += LSTAT_BATCH) {
+      await Promise.all(children.slice(start, start + LSTAT_BATCH).map(async (child) => {
+        const info = await this.ctx.fs.lstat(child.name, { cwd: dir.display }, signal).catch(() => undefined)
+        if (info !== undefined && info.type !== 'symlink') return
+        child.type = info === undefined ? 'other' : 'symlink'
+        delete child.size
+      }))
     }
     return children
   }
@@ -47,9 +38,8 @@ export class ProviderSource implements DirSource {
     return { display: join(dir.display, name), ...target ? { target } : {} }
   }
 
-  async details(): Promise<void> {
-    // Sizes came with the listing; nothing else is available through ctx.fs.
-  }
+  // Sizes came with the listing; nothing else is available through ctx.fs.
+  async details(): Promise<void> {}
 
   async count(dir: Dir, signal: AbortSignal): Promise<number> {
     return (await this.ctx.fs.listDir(targetOf(dir), signal)).length
@@ -71,16 +61,13 @@ export class ProviderSource implements DirSource {
   }
 
   parent(dir: Dir): Dir | undefined {
-    const here = where(dir)
-    const up = dirname(here)
-    return up === here ? undefined : { display: up, local: up }
+    const up = dirname(where(dir))
+    return up === where(dir) ? undefined : { display: up, local: up }
   }
 }
 
 /** A directory as a path ctx.fs resolves: its process path when known (the root and above), else its display path. */
-function where(dir: Dir): string {
-  return dir.local ?? dir.display
-}
+const where = (dir: Dir): string => dir.local ?? dir.display
 
 /** Every directory this source hands out carries its provider target. */
 function targetOf(dir: Dir): NonNullable<Dir['target']> {

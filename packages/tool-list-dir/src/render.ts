@@ -1,29 +1,28 @@
-import type { CallMode } from './args.ts'
+import type { callMode } from './args.ts'
 import type { Entry, Listing } from './types.ts'
 
 /** The seed's rule: 50 box-drawing characters. */
 const RULE = '─'.repeat(50)
 
-export interface RenderMode extends CallMode {
-  /** The `path` argument as given: the tree's first line. */
-  pathArg: string
-}
+const TAGS: Record<Entry['type'], string> = { directory: 'DIR', file: 'FILE', symlink: 'LINK', other: 'OTHER' }
+
+/** `pathArg`: the `path` argument as given, the tree's first line. */
+export type RenderMode = ReturnType<typeof callMode> & { pathArg: string }
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`
 const items = (n: number): string => plural(n, 'item', 'items')
+const atLeast = (value: Listing): string => value.partial === true ? 'at least ' : ''
 
-/** The model-facing text of a listing: seed 003's layout, or the tree / long layouts. */
 export function renderListing(value: Listing, mode: RenderMode): string {
   const empty = emptyMessage(value, mode)
   if (empty !== undefined) return empty
-  if (mode.recursive) return renderTree(value, mode)
-  const lines = [`Listed ${atLeast(value)}${items(value.stats.total)} in ${value.path}:`, RULE]
-  const columns = mode.long ? longColumns(value.entries) : undefined
-  for (const entry of value.entries) lines.push(columns ? longLine(entry, columns) : plainLine(entry))
-  lines.push(RULE)
+  const lines = mode.recursive ? treeLines(value, mode) : listLines(value, mode)
   const notices = noticeLines(value, mode)
   if (notices.length > 0) lines.push(...notices, '')
-  lines.push(totalLine(value))
+  const parts = [plural(value.stats.directories, 'directory', 'directories'), plural(value.stats.files, 'file', 'files')]
+  if ((value.stats.symlinks ?? 0) > 0) parts.push(plural(value.stats.symlinks ?? 0, 'symlink', 'symlinks'))
+  if (value.stats.others > 0) parts.push(plural(value.stats.others, 'other', 'others'))
+  lines.push(`Total: ${atLeast(value)}${items(value.stats.total)} (${parts.join(', ')})`)
   return lines.join('\n')
 }
 
@@ -34,53 +33,38 @@ function emptyMessage(value: Listing, mode: RenderMode): string | undefined {
   if (left === 0 && hid === 0 && value.gitignored === undefined) return `Directory ${value.path} is empty.`
   if (value.gitignored !== undefined) {
     const filters = left === 0 ? '' : ` Nothing matches ${mode.filters.join(' and ')} (${items(left)} left out).`
-    return `Directory ${value.path} is not empty. Hidden: ${hiddenParts(value).join(', ')}.${filters}`
+    return `Directory ${value.path} is not empty. Hidden: ${hiddenParts(value)}.${filters}`
   }
   if (left === 0) return `Directory ${value.path} is not empty. The ignore patterns hid ${items(hid)}.`
   const also = hid > 0 ? ` The ignore patterns hid ${items(hid)}.` : ''
   return `Directory ${value.path} is not empty, but nothing matches ${mode.filters.join(' and ')} (${items(left)} left out).${also}`
 }
 
-function atLeast(value: Listing): string {
-  return value.partial === true ? 'at least ' : ''
-}
-
-function plainLine(entry: Entry): string {
-  if (entry.type === 'directory') return `DIR${' '.repeat(15)}${entry.name}/${errorNote(entry)}`
-  if (entry.type === 'file') return `FILE${String(entry.size ?? '?').padStart(10)} B  ${entry.name}`
-  if (entry.type === 'symlink') return `LINK${' '.repeat(14)}${linkName(entry)}`
-  return `OTHER${' '.repeat(13)}${entry.name}`
-}
-
-interface LongColumns { permissions: boolean, modified: boolean }
-
-function longColumns(entries: Entry[]): LongColumns {
-  return {
-    permissions: entries.some((entry) => entry.permissions !== undefined),
-    modified: entries.some((entry) => entry.modified !== undefined),
-  }
-}
-
-const TAGS: Record<Entry['type'], string> = { directory: 'DIR', file: 'FILE', symlink: 'LINK', other: 'OTHER' }
-
-function longLine(entry: Entry, columns: LongColumns): string {
-  const parts = [TAGS[entry.type].padEnd(5)]
-  if (columns.permissions) parts.push((entry.permissions ?? '-').padEnd(9))
-  parts.push((entry.size === undefined ? '-' : `${entry.size} B`).padStart(14))
-  if (columns.modified) parts.push((entry.modified ?? '-').padEnd(24))
-  parts.push(displayName(entry))
-  return parts.join('  ')
+function listLines(value: Listing, mode: RenderMode): string[] {
+  // Long: a column is shown when some entry has it.
+  const permissions = value.entries.some((entry) => entry.permissions !== undefined)
+  const modified = value.entries.some((entry) => entry.modified !== undefined)
+  const lines = value.entries.map((entry) => {
+    const size = entry.type === 'file' ? `${String(entry.size ?? '?').padStart(10)} B` : ''
+    const plainName = entry.type === 'directory' ? `${entry.name}/${errorNote(entry)}` : displayName(entry)
+    if (!mode.long) return `${`${TAGS[entry.type]}${size}`.padEnd(16)}  ${plainName}`
+    const parts = [TAGS[entry.type].padEnd(5)]
+    if (permissions) parts.push((entry.permissions ?? '-').padEnd(9))
+    parts.push((entry.size === undefined ? '-' : `${entry.size} B`).padStart(14))
+    if (modified) parts.push((entry.modified ?? '-').padEnd(24))
+    return [...parts, displayName(entry)].join('  ')
+  })
+  return [`Listed ${atLeast(value)}${items(value.stats.total)} in ${value.path}:`, RULE, ...lines, RULE]
 }
 
 function displayName(entry: Entry): string {
   if (entry.type === 'directory') return `${entry.name}/${collapsedNote(entry)}${errorNote(entry)}`
-  if (entry.type === 'symlink') return linkName(entry)
-  return entry.name
+  return entry.type === 'symlink' ? linkName(entry) : entry.name
 }
 
-function linkName(entry: Entry): string {
-  return entry.target === undefined ? `${entry.name} (symlink)` : `${entry.name} -> ${entry.target}`
-}
+const linkName = (entry: Entry): string => entry.target === undefined ? `${entry.name} (symlink)` : `${entry.name} -> ${entry.target}`
+
+const errorNote = (entry: Entry): string => entry.error === undefined ? '' : ` [unreadable: ${entry.error}]`
 
 /** `node_modules/ (gitignored, 1204 entries)`, `.git/ (not expanded, 27 entries)`. */
 function collapsedNote(entry: Entry): string {
@@ -89,58 +73,44 @@ function collapsedNote(entry: Entry): string {
   return entry.children === undefined ? ` (${why})` : ` (${why}, ${plural(entry.children, 'entry', 'entries')})`
 }
 
-function errorNote(entry: Entry): string {
-  return entry.error === undefined ? '' : ` [unreadable: ${entry.error}]`
-}
-
-function renderTree(value: Listing, mode: RenderMode): string {
-  const root = mode.pathArg === '/' ? '/' : `${mode.pathArg.replace(/\/+$/, '')}/`
-  const lines = [root]
+function treeLines(value: Listing, mode: RenderMode): string[] {
+  const lines = [mode.pathArg === '/' ? '/' : `${mode.pathArg.replace(/\/+$/, '')}/`]
   const flat = mode.filters.some((filter) => filter.startsWith('pattern') || filter === 'files_only')
-  const entries = value.entries
   // lastAt[k]: whether the entry currently open at depth k is the last of its siblings.
   const lastAt: boolean[] = []
-  entries.forEach((entry, index) => {
+  value.entries.forEach((entry, index) => {
     const rel = entry.path ?? entry.name
     if (flat) {
       const name = entry.type === 'directory' ? `${rel}/${collapsedNote(entry)}` : rel
       lines.push(`  ${name}${entry.type === 'symlink' ? ` -> ${entry.target ?? '(symlink)'}` : ''}${errorNote(entry)}${detailNote(entry, mode)}`)
       return
     }
-    const depth = rel.split('/').length
+    const depth = depthOf(entry)
     // A page that starts inside a directory names the directories it continues (not entries).
     if (index === 0) rel.split('/').slice(0, -1).forEach((name, level) => lines.push(`${'│   '.repeat(level)}├── ${name}/ (continued)`))
-    const last = isLast(entries, index, depth) && entry.siblings_cut !== true
+    const last = isLast(value.entries, index, depth) && entry.siblings_cut !== true
     lastAt[depth] = last
-    let prefix = ''
-    for (let level = 1; level < depth; level++) prefix += lastAt[level] ? '    ' : '│   '
+    const prefix = Array.from({ length: depth - 1 }, (_, level) => lastAt[level + 1] ? '    ' : '│   ').join('')
     lines.push(`${prefix}${last ? '└── ' : '├── '}${displayName(entry)}${detailNote(entry, mode)}`)
   })
-  lines.push('')
-  const notices = noticeLines(value, mode)
-  if (notices.length > 0) lines.push(...notices, '')
-  lines.push(totalLine(value))
-  return lines.join('\n')
+  return [...lines, '']
 }
+
+const depthOf = (entry: Entry | undefined): number => (entry?.path ?? entry?.name ?? '').split('/').length
 
 /** Last among its shown siblings: the next shown entry at this depth or shallower is not a sibling. */
 function isLast(entries: Entry[], index: number, depth: number): boolean {
   for (let next = index + 1; next < entries.length; next++) {
-    const entry = entries[next]
-    const nextDepth = (entry?.path ?? entry?.name ?? '').split('/').length
+    const nextDepth = depthOf(entries[next])
     if (nextDepth <= depth) return nextDepth < depth
   }
   return true
 }
 
 function detailNote(entry: Entry, mode: RenderMode): string {
-  if (!mode.long) return ''
-  const details = [
-    entry.size === undefined ? undefined : `${entry.size} B`,
-    entry.permissions,
-    entry.modified,
-  ].filter((detail) => detail !== undefined)
-  return details.length === 0 ? '' : `  (${details.join(', ')})`
+  const size = entry.size === undefined ? undefined : `${entry.size} B`
+  const details = [size, entry.permissions, entry.modified].filter((detail) => detail !== undefined)
+  return !mode.long || details.length === 0 ? '' : `  (${details.join(', ')})`
 }
 
 function noticeLines(value: Listing, mode: RenderMode): string[] {
@@ -157,7 +127,7 @@ function noticeLines(value: Listing, mode: RenderMode): string[] {
     lines.push(`[Showing ${window}]`)
   }
   if (mode.recursive && (value.ignored !== undefined || value.gitignored !== undefined)) {
-    lines.push(`[Hidden: ${hiddenParts(value).join(', ')}]`)
+    lines.push(`[Hidden: ${hiddenParts(value)}]`)
   } else if (value.ignored !== undefined) {
     lines.push(`[${items(value.ignored)} hidden by ignore patterns]`)
   }
@@ -166,17 +136,9 @@ function noticeLines(value: Listing, mode: RenderMode): string[] {
 }
 
 /** What a recursive result hid, per source (non-zero parts only). */
-function hiddenParts(value: Listing): string[] {
-  const parts: string[] = []
-  if (value.ignored !== undefined) parts.push(`${value.ignored} by ignore patterns`)
-  if (value.gitignored !== undefined) parts.push(`${value.gitignored} by .gitignore`)
-  return parts
-}
-
-function totalLine(value: Listing): string {
-  const stats = value.stats
-  const parts = [plural(stats.directories, 'directory', 'directories'), plural(stats.files, 'file', 'files')]
-  if (stats.symlinks !== undefined && stats.symlinks > 0) parts.push(plural(stats.symlinks, 'symlink', 'symlinks'))
-  if (stats.others > 0) parts.push(plural(stats.others, 'other', 'others'))
-  return `Total: ${atLeast(value)}${items(stats.total)} (${parts.join(', ')})`
+function hiddenParts(value: Listing): string {
+  return [
+    value.ignored === undefined ? undefined : `${value.ignored} by ignore patterns`,
+    value.gitignored === undefined ? undefined : `${value.gitignored} by .gitignore`,
+  ].filter((part) => part !== undefined).join(', ')
 }

@@ -1,48 +1,42 @@
 import type { Context } from '@deepseek-ai/cordis'
-import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
+import { defineTool, type GenericCallView, type GenericResultView, type ToolDefinition, type ToolResult } from '@deepseek-ai/dsh-tools'
 import { blanksAsAbsent } from './absent.ts'
-import { callMode, MAX_DEPTH, parseArgs, type ListArgs } from './args.ts'
+import { callMode, parameters, parseArgs, type ListArgs } from './args.ts'
 import type { Config } from './config.ts'
 import { listDirectory } from './list.ts'
-import { presentCall, presentResult } from './present.ts'
 import { renderListing } from './render.ts'
-import { LISTING_SCHEMA } from './schema.ts'
+import { LISTING_SCHEMA } from './types.ts'
 import type { OutsideGate } from './workspace.ts'
-import type { Listing } from './types.ts'
 
 export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
-  const tool = defineTool({
+  return blanksAsAbsent(defineTool({
     name: config.toolName,
     description: 'List a directory, directories first, with sizes.',
-    parameters: {
-      path: { type: 'string', required: true },
-      ignore: { type: 'array', items: { type: 'string' }, description: 'Basename globs to hide (* and ? only).' },
-      recursive: { type: 'boolean', description: 'Tree view.' },
-      depth: { type: 'integer', description: `Tree levels, 1-${MAX_DEPTH}, default 3.` },
-      pattern: { type: 'string', description: 'Glob on relative paths; no / matches basenames.' },
-      sort: { type: 'string', enum: ['name', 'size', 'modified', 'type'] },
-      reverse: { type: 'boolean' },
-      directories_only: { type: 'boolean' },
-      files_only: { type: 'boolean' },
-      long: { type: 'boolean', description: 'Add mtime, permissions.' },
-      limit: { type: 'integer', description: `Max ${config.maxEntries}.` },
-      offset: { type: 'integer' },
-      all: { type: 'boolean', description: 'Tree: expand gitignored, node_modules etc.' },
-    },
+    parameters: parameters(config.maxEntries),
     output: {
       schema: LISTING_SCHEMA,
-      render: (args, value) => {
-        const mode = callMode(args as ListArgs, config.maxEntries)
-        return [{ type: 'text', text: renderListing(value as Listing, { ...mode, pathArg: args.path }) }]
-      },
+      render: (args, value) => [{ type: 'text', text: renderListing(value, { ...callMode(args, config.maxEntries), pathArg: args.path }) }],
     },
     isConcurrencySafe: () => true,
-    async execute(args, exec) {
-      const request = parseArgs(args as ListArgs, config.maxEntries)
-      return await listDirectory(ctx, exec, request, gate) as never
-    },
-    presentCall: (args) => presentCall(args as ListArgs),
-    presentResult: (args, result) => presentResult(args as ListArgs, result),
-  })
-  return blanksAsAbsent(tool, ['path'])
+    execute: async (args, exec) => await listDirectory(ctx, exec, parseArgs(args, config.maxEntries), gate),
+    presentCall,
+    presentResult,
+  }), ['path'])
+}
+
+export function presentCall(args: ListArgs): GenericCallView {
+  const flags = [
+    args.recursive === true || args.depth !== undefined ? `tree${args.depth === undefined ? '' : `, depth ${args.depth}`}` : undefined,
+    args.pattern,
+    args.long === true ? 'long' : undefined,
+    args.all === true ? 'all' : undefined,
+    (args.offset ?? 0) > 0 ? `from ${args.offset}` : undefined,
+  ].filter((flag) => flag !== undefined)
+  const title = `List ${args.path}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`
+  return { card: 'generic', title, kind: 'read', locations: [{ path: args.path }] }
+}
+
+/** The completed card: the model's own text (the seed layout is made for people too). */
+export function presentResult(args: ListArgs, result: ToolResult): GenericResultView | undefined {
+  return result.isError ? undefined : { card: 'generic', title: `Listed ${args.path}`, content: result.content }
 }

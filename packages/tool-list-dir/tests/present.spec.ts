@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { presentCall, presentResult } from '../src/present.ts'
+import { presentCall, presentResult } from '../src/tool.ts'
 
 describe('UI card', () => {
   it('the pending title names the mode', () => {
