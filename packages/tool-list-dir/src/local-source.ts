@@ -18,8 +18,12 @@ export class LocalSource implements DirSource {
     const dirents = await checked(dir, readdir(dir.local as string, { withFileTypes: true }), signal)
     const children = dirents.map((dirent): Child => ({ name: dirent.name, type: typeOf(dirent) }))
     // `follow` (the seed's plain mode) reports what a link points at; only links pay for a stat.
+    // A link that dangles, loops (ELOOP) or passes through a file or an unreadable directory is other.
     await inSlices(links === 'follow' ? children.filter((child) => child.type === 'symlink') : [], signal, (child) => {
-      const info = statSync(join(dir.local as string, child.name), { throwIfNoEntry: false })
+      let info: Stats | undefined
+      try {
+        info = statSync(join(dir.local as string, child.name), { throwIfNoEntry: false })
+      } catch {}
       child.type = info === undefined ? 'other' : typeOf(info)
     })
     return children

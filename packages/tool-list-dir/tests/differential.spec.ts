@@ -113,6 +113,16 @@ describeOnBoth('the local fast path gives the same value and text as the ctx.fs 
       .rejects.toThrow('sort "modified" needs modification times, which this filesystem provider does not report — use sort "name" or "size"')
   })
 
+  it('a link that loops or passes through a file lists as other in plain mode, beside its siblings', async () => {
+    await makeTree(host.cwd, { 'links/ok.txt': 'ok' })
+    await symlink('self', join(host.cwd, 'links/self'))
+    await symlink('ok.txt/x', join(host.cwd, 'links/through'))
+    const local = await run({ path: 'links' }, 'local')
+    expect(local.entries.map((entry) => `${entry.type} ${entry.name}`)).toEqual(['file ok.txt', 'other self', 'other through'])
+    // ctx.fs.listDir resolves every child, so through a provider the loop fails the listing; its error names the link.
+    await expect(run({ path: 'links' }, 'provider')).rejects.toThrow(/links\/self.*ELOOP/)
+  })
+
   it('the fast path is chosen for this provider (its reads are the local ones)', async () => {
     const target = await host.ctx.fs.resolve('.')
     expect(chooseSource(host.ctx, { display: target.displayPath, target }).kind).toBe('local')
