@@ -1,19 +1,10 @@
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import Schema from '@deepseek-ai/schemastery'
 
-export interface Config {
-  toolName: string
-  guidance: string
-  order: number
-  maxEntries: number
-  timeoutMs: number
-  maxTimeoutMs: number
-}
-
 /** Short and name-free (toolName is configurable): schema + guidance must stay within ~150 prompt tokens. */
 export const DEFAULT_GUIDANCE = 'Stop background shells you no longer need before you finish.'
 
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
+export const Config = Schema.object({
   toolName: Schema.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('kill_shell')
     .description('The tool name the model calls.'),
   guidance: Schema.string().default(DEFAULT_GUIDANCE).description('Guidance section text; empty registers none.'),
@@ -25,6 +16,8 @@ export const Config: Schema<Partial<Config>, Config> = Schema.object({
   maxTimeoutMs: Schema.natural().min(1).max(3_600_000).default(60_000)
     .description('Largest timeout (ms) a call may ask for.'),
 })
+
+export type Config = ReturnType<typeof Config>
 
 /** What the schema cannot say key by key: the default timeout must be one a call may ask for. */
 export function checkConfig(config: Config): void {

@@ -1,25 +1,17 @@
 import Schema from '@deepseek-ai/schemastery'
-
-export type OutsideWorkspace = 'ask' | 'allow' | 'deny'
-
-export interface Config {
-  toolName: string
-  order: number
-  guidance: string
-  maxEntries: number
-  outsideWorkspace: OutsideWorkspace
-}
+import { OutsideWorkspace } from './workspace.ts'
 
 /** The seed's guidance text, word for word. */
 export const DEFAULT_GUIDANCE = 'Use the list_directory tool — not shell commands like ls — to browse directory structures. '
   + 'When truncated use glob to find files by name pattern, or grep to search file contents. '
   + 'Use this for understanding project layouts.'
 
-export const Config: Schema<Partial<Config>, Config> = Schema.object({
+export const Config = Schema.object({
   toolName: Schema.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('list_directory').description('The tool name the model calls.'),
   order: Schema.number().default(1350).description('Prompt order of the guidance section.'),
   guidance: Schema.string().default(DEFAULT_GUIDANCE).description('Guidance section text; empty registers none.'),
   maxEntries: Schema.natural().min(1).max(1000).default(100).description('Most entries one call returns.'),
-  outsideWorkspace: Schema.union(['ask', 'allow', 'deny'] as const).default('ask')
-    .description('Paths outside the workspace: ask for approval, allow, or deny.'),
+  outsideWorkspace: OutsideWorkspace,
 })
+
+export type Config = ReturnType<typeof Config>

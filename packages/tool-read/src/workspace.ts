@@ -2,11 +2,16 @@
 // Identical in tool-list-dir and tool-read (the plugins share no runtime code).
 
 import type { Context } from '@deepseek-ai/cordis'
+import Schema from '@deepseek-ai/schemastery'
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { PreToolDecision, ToolExecution, ToolExecutionToken } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-sandbox-policy'
-import type { OutsideWorkspace } from './config.ts'
 import { quoted } from './quote.ts'
+
+/** The config key, the same in both plugins. */
+export const OutsideWorkspace = Schema.union(['ask', 'allow', 'deny'] as const).default('ask')
+  .description('Paths outside the workspace: ask for approval, allow, or deny.')
+type OutsideWorkspace = ReturnType<typeof OutsideWorkspace>
 
 /** Where relative paths resolve: the sandbox policy's workspace root, else the session's cwd. */
 function workspaceDir(ctx: Context, exec: Pick<ToolExecution, 'agent'>): string | undefined {
