@@ -12,12 +12,13 @@ const HEAD_BYTES = 64
 const BLOCK = 1024 * 1024
 
 /** The node:fs path of `target` when the provider's reads are the local provider's own, else undefined. */
-export async function localPath(ctx: Context, target: FsTarget): Promise<string | undefined> {
+export function localPath(ctx: Context, target: FsTarget): string | undefined {
   return readsAreLocal(ctx.fs) ? ctx.fs.processPath(target) : undefined
 }
 
 export class Source {
   private whole: Promise<Uint8Array> | undefined
+  private first: Promise<Uint8Array> | undefined
 
   constructor(
     readonly ctx: Context,
@@ -28,8 +29,14 @@ export class Source {
     readonly local: string | undefined,
   ) {}
 
-  /** The first bytes, to pick a reader; through a provider, of its UTF-8 stream, else of the whole file (when not too large). */
-  async head(): Promise<Uint8Array> {
+  /** The first bytes (read once per call), to pick a reader and find a BOM. */
+  head(): Promise<Uint8Array> {
+    this.first ??= this.readHead()
+    return this.first
+  }
+
+  /** Through a provider, of its UTF-8 stream, else of the whole file (when not too large). */
+  private async readHead(): Promise<Uint8Array> {
     if (this.local !== undefined) {
       for await (const block of this.chunks(HEAD_BYTES)) return block
       return new Uint8Array(0)

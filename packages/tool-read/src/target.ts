@@ -36,7 +36,7 @@ async function notFound(
     const parent = await ctx.fs.resolve(parentPath, { signal: exec.signal })
     const info = await ctx.fs.stat(parent, exec.signal)
     if (info?.type !== 'directory') return new FsError(`${head} (the directory ${parentPath} does not exist)`, 'FS_NOT_FOUND')
-    const local = options.fastPath === false ? undefined : await localPath(ctx, parent)
+    const local = options.fastPath === false ? undefined : localPath(ctx, parent)
     names = local === undefined
       ? (await ctx.fs.listDir(parent, exec.signal)).map((entry) => entry.name)
       : await localNames(local)

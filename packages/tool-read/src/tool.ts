@@ -111,7 +111,7 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
       const { target } = placement
       try {
         const info = await statRegular(ctx, exec, target, 'list_directory')
-        const source = new Source(ctx, exec, target, info, config.maxFileBytes, await localPath(ctx, target))
+        const source = new Source(ctx, exec, target, info, config.maxFileBytes, localPath(ctx, target))
         const kind = pick(await source.head(), target.displayPath)
         const file = `${JSON.stringify(target.displayPath)} is ${KIND_NAMES[kind]}`
         if (options.pages !== undefined && kind !== 'pdf') {
