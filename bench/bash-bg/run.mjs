@@ -19,7 +19,7 @@ import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
 import Subprocess from '@deepseek-ai/dsh-subprocess-local'
 import * as ToolBash from '@deepseek-ai/dsh-tool-bash'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
-import { defineTool } from '@deepseek-ai/dsh-tools'
+import { registerNoop } from '../noop.mjs'
 import * as BashBg from '@gencode-ai/dsh-tool-bash-bg'
 import { bootServices } from '@gencode-ai/testkit' // its polyfill covers Promise.withResolvers on Node 20
 
@@ -60,14 +60,7 @@ async function bgLaunch() {
   return elapsed
 }
 
-/** The host's own cost of one tool call (schema checks, pipeline, render): a no-op tool. */
-ctx.tools.register(defineTool({
-  name: 'bench_noop',
-  description: 'no-op',
-  parameters: {},
-  output: { schema: { type: 'null' }, render: () => [{ type: 'text', text: '' }] },
-  execute: async () => null,
-}))
+registerNoop(ctx)
 async function noop() {
   const t = process.hrtime.bigint()
   await ctx.tools.execute({ callId: CallId(`n${Math.random()}`), name: 'bench_noop', arguments: {}, signal: new AbortController().signal })

@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { CallId } from '@deepseek-ai/dsh-llm'
-import { defineTool } from '@deepseek-ai/dsh-tools'
+import { registerNoop } from '../noop.mjs'
 import LocalSandbox from '@deepseek-ai/dsh-sandbox-local'
 import { bootServices } from '@gencode-ai/testkit'
 import * as BashBg from '@gencode-ai/dsh-tool-bash-bg'
@@ -50,13 +50,7 @@ await ctx.plugin(BashBg, { maxEntries: 1000 })
 await ctx.plugin(KillShell, {})
 while (ctx.tools.get('kill_shell') === undefined) await sleep(5)
 const shells = ctx.get('backgroundShells')
-ctx.tools.register(defineTool({
-  name: 'bench_noop',
-  description: 'no-op',
-  parameters: {},
-  output: { schema: { type: 'null' }, render: () => [{ type: 'text', text: '' }] },
-  execute: async () => null,
-}))
+registerNoop(ctx)
 let seq = 0
 const call = (name, args) => ctx.tools.execute({ callId: CallId(`b${++seq}`), name, arguments: args, signal: new AbortController().signal })
 async function start(command) {

@@ -3,13 +3,11 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Host } from '@gencode-ai/testkit'
 import { parseArgs, type ListArgs } from '../src/args.ts'
-import { chooseSource, listDirectory } from '../src/list.ts'
-import { LocalSource } from '../src/local-source.ts'
-import { ProviderSource } from '../src/provider-source.ts'
+import { chooseSource } from '../src/list.ts'
 import { renderListing } from '../src/render.ts'
 import type { Entry, Listing } from '../src/types.ts'
 import { mkfifo } from './fifo.ts'
-import { listDirHost, makeTree } from './harness.ts'
+import { listDirHost, listThrough, makeTree } from './harness.ts'
 
 let host: Host
 
@@ -42,13 +40,7 @@ async function makeFixture(cwd: string): Promise<void> {
   await writeFile(join(cwd, 'src/cli/deep/big.bin'), Buffer.alloc(70_000))
 }
 
-const run = (args: ListArgs, source: 'local' | 'provider'): Promise<Listing> => listDirectory(
-  host.ctx,
-  { signal: new AbortController().signal, token: Symbol('call') as never },
-  parseArgs(args, 100),
-  undefined,
-  () => source === 'local' ? new LocalSource() : new ProviderSource(host.ctx),
-)
+const run = (args: ListArgs, source: 'local' | 'provider'): Promise<Listing> => listThrough(host, args, source)
 
 const cases: ListArgs[] = [
   { path: '.' },

@@ -3,13 +3,10 @@ import { mkdir, readdir, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
-import { parseArgs, type ListArgs } from '../src/args.ts'
-import { listDirectory } from '../src/list.ts'
-import { LocalSource } from '../src/local-source.ts'
-import { ProviderSource } from '../src/provider-source.ts'
+import type { ListArgs } from '../src/args.ts'
 import type { Listing } from '../src/types.ts'
 import { mkfifo } from './fifo.ts'
-import { listDirHost, makeTree } from './harness.ts'
+import { listDirHost, listThrough, makeTree } from './harness.ts'
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' })
 
@@ -261,13 +258,7 @@ describe('optional arguments sent as "" or null count as absent', () => {
 })
 
 describe('the ctx.fs path matches the local fast path on a repository', () => {
-  const run = (args: ListArgs, source: 'local' | 'provider'): Promise<Listing> => listDirectory(
-    host.ctx,
-    { signal: new AbortController().signal, token: Symbol('call') as never },
-    parseArgs(args, 100),
-    undefined,
-    () => source === 'local' ? new LocalSource() : new ProviderSource(host.ctx),
-  )
+  const run = (args: ListArgs, source: 'local' | 'provider'): Promise<Listing> => listThrough(host, args, source)
   for (const args of [{ path: '.', recursive: true }, { path: 'src', recursive: true, depth: 10 }, { path: '.', recursive: true, limit: 4, offset: 3 }] as ListArgs[]) {
     it(JSON.stringify(args), async () => {
       expect(await run(args, 'provider')).toEqual(await run(args, 'local'))

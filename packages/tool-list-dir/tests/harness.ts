@@ -2,7 +2,12 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { bootHost, type Host } from '@gencode-ai/testkit'
 import * as ListDir from '../src/index.ts'
+import { parseArgs, type ListArgs } from '../src/args.ts'
 import type { Config } from '../src/config.ts'
+import { listDirectory } from '../src/list.ts'
+import { LocalSource } from '../src/local-source.ts'
+import { ProviderSource } from '../src/provider-source.ts'
+import type { Listing } from '../src/types.ts'
 
 export { ListDir }
 
@@ -11,6 +16,17 @@ export async function listDirHost(config: Partial<Config> = {}, options: Paramet
   const host = await bootHost(options)
   await host.ctx.plugin(ListDir, config)
   return host
+}
+
+/** One listing through the chosen source, the gate left out: the differential specs compare the two. */
+export function listThrough(host: Host, args: ListArgs, source: 'local' | 'provider'): Promise<Listing> {
+  return listDirectory(
+    host.ctx,
+    { signal: new AbortController().signal, token: Symbol('call') as never },
+    parseArgs(args, 100),
+    undefined,
+    () => source === 'local' ? new LocalSource() : new ProviderSource(host.ctx),
+  )
 }
 
 /** Write a tree: keys are relative paths; a string value is file content, `null` a directory, `{ link }` a symlink. */
