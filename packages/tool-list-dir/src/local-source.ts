@@ -20,10 +20,7 @@ export class LocalSource implements DirSource {
     // `follow` (the seed's plain mode) reports what a link points at; only links pay for a stat.
     // A link that dangles, loops (ELOOP) or passes through a file or an unreadable directory is other.
     await inSlices(links === 'follow' ? children.filter((child) => child.type === 'symlink') : [], signal, (child) => {
-      let info: Stats | undefined
-      try {
-        info = statSync(join(dir.local as string, child.name), { throwIfNoEntry: false })
-      } catch {}
+      const info = statOf(join(dir.local as string, child.name), true)
       child.type = info === undefined ? 'other' : typeOf(info)
     })
     return children
@@ -58,13 +55,7 @@ export class LocalSource implements DirSource {
       if (!meta && child.type !== 'file') return
       if (meta ? child.mtimeMs !== undefined : child.size !== undefined) return // already fetched to sort
       const path = join(dir.local as string, child.name)
-      let info: Stats | undefined
-      try {
-        const follow = links === 'follow' && child.type !== 'symlink'
-        info = follow ? statSync(path, { throwIfNoEntry: false }) : lstatSync(path, { throwIfNoEntry: false })
-      } catch {
-        info = undefined
-      }
+      const info = statOf(path, links === 'follow' && child.type !== 'symlink')
       if (info === undefined) return // vanished between readdir and stat: shown without details
       if (child.type === 'file') child.size = info.size
       if (!meta) return
@@ -86,6 +77,15 @@ async function checked<T>(dir: Dir, read: Promise<T>, signal: AbortSignal): Prom
   if (info?.isDirectory() === false) throw new Error('changed during listing') // the entry's error text
   checkAborted(signal)
   return result
+}
+
+/** A stat (`follow`) or lstat; undefined for whatever fails it (gone, a loop, permission denied). */
+function statOf(path: string, follow: boolean): Stats | undefined {
+  try {
+    return (follow ? statSync : lstatSync)(path, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
 }
 
 async function inSlices<T>(items: T[], signal: AbortSignal, each: (item: T) => void): Promise<void> {
