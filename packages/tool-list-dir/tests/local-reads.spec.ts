@@ -46,4 +46,32 @@ describe('readsAreLocal: which providers the node:fs fast path may stand in for'
     expect(readsAreLocal({})).toBe(false)
     expect(readsAreLocal(Object.create(null) as object)).toBe(false)
   })
+
+  it('readByteRange (DSH 0.1.3): a provider that overrides it is not local; the local class may have it or lack it', () => {
+    // rc.8's local provider has none, and stays local.
+    expect(Object.hasOwn(LocalFileSystem.prototype, 'readByteRange')).toBe(false)
+    const range = async (): Promise<Uint8Array> => new Uint8Array(0)
+    class Remote extends LocalFileSystem {
+      async readByteRange() { return range() }
+    }
+    expect(readsAreLocal(Object.create(Remote.prototype) as object)).toBe(false)
+    const patched = Object.create(LocalFileSystem.prototype) as object
+    Object.defineProperty(patched, 'readByteRange', { value: range })
+    expect(readsAreLocal(patched)).toBe(false)
+    // A later host's local provider defines every read itself, readByteRange included
+    // (packages/fs/fs/src/index.ts at 0.1.7-rc.2 declares it abstract, so dsh-fs-local implements it).
+    const later = { LocalFileSystem: class extends LocalFileSystem {} }.LocalFileSystem
+    Object.defineProperty(later, 'name', { value: 'LocalFileSystem' })
+    const base = LocalFileSystem.prototype as unknown as Record<string, unknown>
+    for (const method of ['processPath', 'lstat', 'readText', 'streamText', 'readBytes', 'listDir']) {
+      Object.defineProperty(later.prototype, method, { value: base[method] })
+    }
+    Object.defineProperty(later.prototype, 'readByteRange', { value: range })
+    expect(readsAreLocal(Object.create(later.prototype) as object)).toBe(true)
+    // ...but not when it lacks one of the first host's reads.
+    class Partial extends LocalFileSystem {}
+    Object.defineProperty(Partial, 'name', { value: 'LocalFileSystem' })
+    Object.defineProperty(Partial.prototype, 'readByteRange', { value: range })
+    expect(readsAreLocal(Object.create(Partial.prototype) as object)).toBe(false)
+  })
 })
