@@ -14,12 +14,19 @@ export function waitForIdle(ctx: Context, agent: Agent): Promise<void> {
   })
 }
 
+/** The session log across hosts: `snapshotEvents()` from DSH 0.1.3 (the `events` getter is gone there), else `events`. */
+export function sessionEvents(session: object): SessionEvent[] {
+  const later = session as { snapshotEvents?: () => readonly SessionEvent[] }
+  if (typeof later.snapshotEvents === 'function') return [...later.snapshotEvents()]
+  return [...(session as { events: readonly SessionEvent[] }).events]
+}
+
 /** Send one user message and wait until the agent's turn (all scripted model turns) is over. */
 export async function runTurn(ctx: Context, agent: Agent, text = 'go'): Promise<SessionEvent[]> {
   const idle = waitForIdle(ctx, agent)
   agent.followup(createUserMessage({ content: [{ type: 'text', text }], source: { kind: 'user' } }))
   await idle
-  return [...agent.session.events]
+  return sessionEvents(agent.session)
 }
 
 /** The tool results of a session, in order: call id, error flag, and the model-facing text. */

@@ -1,7 +1,7 @@
 export { bootServices, type ServicesOptions } from './services.ts'
 export { bootHost, type Host, type HostOptions } from './host.ts'
 export { ScriptedAdapter, textTurn, toolTurn, type ScriptEntry } from './scripted-adapter.ts'
-export { runTurn, toolResults, waitForIdle } from './agent.ts'
+export { runTurn, sessionEvents, toolResults, waitForIdle } from './agent.ts'
 export { makeTmpDir, removeTmpDir } from './tmp.ts'
 export { execTool, textOf } from './execute.ts'
 export {

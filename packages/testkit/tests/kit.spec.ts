@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { defineTool } from '@deepseek-ai/dsh-tools'
-import { bootHost, runTurn, textTurn, toolResults, toolTurn, type Host } from '../src/index.ts'
+import type { SessionEvent } from '@deepseek-ai/dsh-session'
+import { bootHost, runTurn, sessionEvents, textTurn, toolResults, toolTurn, type Host } from '../src/index.ts'
 
 let host: Host | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })
@@ -19,5 +20,28 @@ describe('testkit', () => {
     const events = await runTurn(host.ctx, agent)
     expect(toolResults(events)).toEqual([{ callId: 'k1', isError: false, text: host.cwd }])
     expect(host.adapter.requests).toHaveLength(2)
+  })
+
+  it('reads the session log on rc.8 (events) and on 0.1.3+ (snapshotEvents, no events getter)', async () => {
+    host = await bootHost({ script: [textTurn('done')] })
+    const agent = host.agent()
+    const events = await runTurn(host.ctx, agent)
+    expect(events.map((event) => event.type)).toContain('turn/end')
+    expect(events).toEqual([...agent.session.events])
+    // Shaped as Session in packages/core/session/src/index.ts at 0.1.7-rc.2: snapshotEvents(fromSeq?, toSeqExclusive?)
+    // returns a frozen array, and there is no events getter.
+    let calls = 0
+    const later = {
+      seq: events.length,
+      snapshotEvents(): readonly SessionEvent[] {
+        calls++
+        return Object.freeze([...events])
+      },
+    }
+    const read = sessionEvents(later)
+    expect(read).toEqual(events)
+    expect(calls).toBe(1)
+    read.pop()
+    expect(later.snapshotEvents()).toHaveLength(events.length)
   })
 })
