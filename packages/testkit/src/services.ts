@@ -20,6 +20,8 @@ export interface ServicesOptions {
    * base bundle does) instead of the plain local one; the policy's workspace root is `cwd`.
    */
   sandbox?: SandboxMode
+  /** Mount this provider (a subclass of the local one, e.g. a stand-in for a remote provider) in place of dsh-fs-local. */
+  fileSystem?: typeof LocalFileSystem
 }
 
 /**
@@ -37,7 +39,9 @@ export async function bootServices(options: ServicesOptions): Promise<Context> {
   await ctx.plugin(ToolRuntime, {})
   await ctx.plugin(AgentRegistry)
   await ctx.plugin(AgentLoop, { agents: [] })
-  if (options.sandbox === undefined) {
+  if (options.fileSystem !== undefined) {
+    await ctx.plugin(options.fileSystem, { cwd })
+  } else if (options.sandbox === undefined) {
     await ctx.plugin(LocalFileSystem, { cwd })
   } else {
     await ctx.plugin(SandboxPolicy, { mode: options.sandbox, workspaceRoot: cwd })

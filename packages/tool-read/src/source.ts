@@ -1,4 +1,4 @@
-/** The file's bytes: off the local disk on the fast path, else through ctx.fs (whole, as readBytes has no range; only when needed). */
+/** The file's bytes: off the local disk on the fast path, else through ctx.fs (by readByteRange where the provider has it, else whole and only when needed). */
 
 import { open } from 'node:fs/promises'
 import type { Context } from '@deepseek-ai/cordis'
@@ -10,6 +10,15 @@ import { readsAreLocal } from './local-reads.ts'
 const HEAD_BYTES = 64
 /** Bytes per local read: a whole number of the provider's 64 KiB chunks. */
 const BLOCK = 1024 * 1024
+
+/** FileSystem.readByteRange, DSH 0.1.3 on (packages/fs/fs/src/index.ts); rc.8's type lacks it. */
+type RangeRead = (target: FsTarget, range: { offset: number, length: number }, signal?: AbortSignal) => Promise<Uint8Array>
+
+/** The provider's range read, when it has one. */
+export function rangeReader(fs: object): RangeRead | undefined {
+  const read = (fs as { readByteRange?: unknown }).readByteRange
+  return typeof read === 'function' ? (read as RangeRead).bind(fs) : undefined
+}
 
 /** The node:fs path of `target` when the provider's reads are the local provider's own, else undefined. */
 export function localPath(ctx: Context, target: FsTarget): string | undefined {
@@ -35,9 +44,9 @@ export class Source {
     return this.first
   }
 
-  /** Through a provider, of its UTF-8 stream, else of the whole file (when not too large). */
+  /** Through a provider, its first range, else of its UTF-8 stream, else of the whole file (when not too large). */
   private async readHead(): Promise<Uint8Array> {
-    if (this.local !== undefined) {
+    if (this.local !== undefined || this.ranged()) {
       for await (const block of this.chunks(HEAD_BYTES)) return block
       return new Uint8Array(0)
     }
@@ -63,11 +72,35 @@ export class Source {
     return this.whole
   }
 
-  /** The file in order: 1 MiB local blocks, else the whole file; `reuse` shares one buffer (a fresh one per block costs ~40%). */
-  async *chunks(blockBytes = BLOCK, reuse = false): AsyncIterable<Buffer> {
-    if (this.local === undefined) {
+  /** Whether the bytes come in ranges through the provider (not local, and it has readByteRange). */
+  ranged(): boolean {
+    return this.local === undefined && rangeReader(this.ctx.fs) !== undefined
+  }
+
+  /** Through a provider: blocks by readByteRange up to the size stat gave, else the whole file in one. */
+  private async *providerChunks(blockBytes: number): AsyncIterable<Buffer> {
+    const range = rangeReader(this.ctx.fs)
+    if (range === undefined) {
       const bytes = await this.bytes()
       yield Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      return
+    }
+    const end = this.info.size ?? Number.POSITIVE_INFINITY
+    for (let offset = 0; offset < end;) {
+      if (this.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      const length = Math.min(blockBytes, end - offset)
+      const bytes = await range(this.target, { offset, length }, this.exec.signal)
+      if (bytes.byteLength > 0) yield Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, length))
+      offset += bytes.byteLength
+      // A short range is the end of the file.
+      if (bytes.byteLength < length) return
+    }
+  }
+
+  /** The file in order: 1 MiB local blocks, else the provider's; `reuse` shares one buffer (a fresh one per block costs ~40%). */
+  async *chunks(blockBytes = BLOCK, reuse = false): AsyncIterable<Buffer> {
+    if (this.local === undefined) {
+      yield * this.providerChunks(blockBytes)
       return
     }
     const handle = await open(this.local, 'r')

@@ -37,7 +37,8 @@ async function decodeAs(source: Source, request: WindowRequest, encoding: string
 async function readUtf8(source: Source, request: WindowRequest): Promise<TextRead | undefined> {
   const { ctx, target, info, exec: { signal }, local } = source
   try {
-    const window = local !== undefined
+    // Ranges mirror the provider's stream (scanBytes decides as it does) without loading the file.
+    const window = local !== undefined || source.ranged()
       ? await scanBytes(source.chunks(undefined, true), request, info.size, signal)
       : await scanTextChunks(await ctx.fs.streamText(target, signal), request, info.size, signal)
     return { ...window, encoding: 'utf-8' }
