@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { chatShapeOf, writeMessagesStream, type MessagesRequest } from './messages-protocol.ts'
 
 /** One chat-completions request as the dsh-llm-deepseek adapter sends it. */
 export interface ChatRequest {
@@ -23,6 +24,8 @@ export interface SeenResult {
 export type Reply = { text: string } | { calls: { name: string, args: unknown }[] }
 
 interface RecordedRequest {
+  /** Which protocol asked: chat completions, or Anthropic Messages (read into the chat shape). */
+  protocol: 'chat' | 'messages'
   body: ChatRequest
   /** The tool names offered in this request. */
   tools: string[]
@@ -59,10 +62,11 @@ export interface ScriptedModel {
 }
 
 /**
- * A test-only OpenAI-compatible SSE model on loopback. `script` sees each request (with the
- * earlier tool results, so arguments known only at run time — a shell_id — can be used) and
- * returns the next reply. Requests that offer no tools (the session-title side request) get
- * a short text answer.
+ * A test-only SSE model on loopback, OpenAI-compatible (`/chat/completions`) and Anthropic
+ * Messages (`/v1/messages`, DSH 0.1.6's default). `script` sees each request in the chat shape
+ * (with the earlier tool results, so arguments known only at run time — a shell_id — can be
+ * used) and returns the next reply. Requests that offer no tools (the session-title side
+ * request) get a short text answer.
  */
 export async function startScriptedModel(
   script: (request: ChatRequest, results: SeenResult[]) => Reply | Promise<Reply>,
@@ -70,17 +74,24 @@ export async function startScriptedModel(
   const requests: RecordedRequest[] = []
   let callSeq = 0
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method !== 'POST' || !(req.url ?? '').endsWith('/chat/completions')) {
+    const path = (req.url ?? '').split('?')[0] ?? ''
+    const protocol = path.endsWith('/chat/completions') ? 'chat' : path.endsWith('/v1/messages') ? 'messages' : undefined
+    if (req.method !== 'POST' || protocol === undefined) {
       res.writeHead(404).end()
       return
     }
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest
+    const raw = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown
+    const body = protocol === 'chat' ? raw as ChatRequest : chatShapeOf(raw as MessagesRequest)
     const tools = (body.tools ?? []).map((t) => t.function.name)
     const system = body.messages.filter((m) => m.role === 'system').map((m) => textOfContent(m.content)).join('\n')
-    requests.push({ body, tools, system })
+    requests.push({ protocol, body, tools, system })
     const reply: Reply = tools.length === 0 ? { text: 'Scripted session' } : await script(body, resultsOf(body))
+    if (protocol === 'messages') {
+      writeMessagesStream(res, reply, { message: `msg_${requests.length}`, nextToolId: () => `toolu_${++callSeq}` }, body.model ?? 'scripted')
+      return
+    }
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' })
     const send = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`)
     const id = `chatcmpl-${requests.length}`
