@@ -1,5 +1,7 @@
 import ignore from 'ignore'
 import { basename } from 'node:path'
+import type { FileSystem } from '@deepseek-ai/dsh-fs'
+import { trackedPaths, UNKNOWN, type Tracked } from './git-index.ts'
 import type { Dir, DirSource } from './types.ts'
 
 /** Directories a recursive listing shows as one line unless `all`: VCS data, dependencies, caches. */
@@ -18,7 +20,7 @@ export class GitIgnore {
   /** The last character of every rule's literal ending: a name ending otherwise matches no rule (at one Set lookup). */
   private readonly lastChars: Set<number> | undefined
 
-  constructor(private readonly layers: readonly ReturnType<typeof layerOf>[] = []) {
+  constructor(private readonly layers: readonly ReturnType<typeof layerOf>[] = [], private readonly scope?: TrackedScope) {
     const endings = layers.map((layer) => layer.endings)
     this.lastChars = endings.every((list) => list !== undefined)
       ? new Set(endings.flat().map((ending) => ending.charCodeAt(ending.length - 1)))
@@ -26,11 +28,23 @@ export class GitIgnore {
   }
 
   with(base: string, text: string): GitIgnore {
-    return new GitIgnore([layerOf(base, text), ...this.layers])
+    return new GitIgnore([layerOf(base, text), ...this.layers], this.scope)
+  }
+
+  /** The same rules for one walk, under git's rule that they never hide a tracked path. */
+  tracking(tracked: Tracked): GitIgnore {
+    return new GitIgnore(this.layers, new TrackedScope(tracked))
   }
 
   /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
   ignores(dir: string, name: string, directory: boolean): boolean {
+    const scope = this.scope
+    if (scope === undefined) return this.matches(dir, name, directory)
+    if (!scope.inside(dir) && !this.matches(dir, name, directory)) return false
+    return !scope.keeps(`${dir}${name}`, directory)
+  }
+
+  private matches(dir: string, name: string, directory: boolean): boolean {
     if (this.lastChars !== undefined && !this.lastChars.has(name.charCodeAt(name.length - 1))) return false
     // Per entry: an indexed loop (for-of measured ~10% slower); a literal ending rules most names out before the µs-a-path matcher.
     for (let index = 0; index < this.layers.length; index++) {
@@ -46,6 +60,39 @@ export class GitIgnore {
       if (result.unignored) return false
     }
     return false
+  }
+}
+
+/**
+ * Tracked paths, and the excluded directories a walk entered because they hold some. Below those git ignores every
+ * untracked path whatever the rules say (a parent's exclusion cannot be undone), and shows every tracked one.
+ */
+class TrackedScope {
+  private readonly entered = new Set<string>()
+  private lastDir: string | undefined
+  private lastInside = false
+
+  constructor(private readonly tracked: Tracked) {}
+
+  /** Whether `dir` ('' or ending in '/') lies in an excluded directory entered for its tracked paths. */
+  inside(dir: string): boolean {
+    if (this.entered.size === 0) return false
+    if (dir === this.lastDir) return this.lastInside
+    let inside = false
+    for (let at = dir.indexOf('/'); at !== -1 && !inside; at = dir.indexOf('/', at + 1)) inside = this.entered.has(dir.slice(0, at + 1))
+    this.lastDir = dir
+    this.lastInside = inside
+    return inside
+  }
+
+  /** Whether an excluded path stays shown: tracked, or a directory holding tracked paths (then entered). */
+  keeps(path: string, directory: boolean): boolean {
+    if (!this.tracked.holds(path, directory)) return false
+    if (directory) {
+      this.entered.add(`${path}/`)
+      this.lastDir = undefined
+    }
+    return true
   }
 }
 
@@ -74,7 +121,7 @@ export type Repo = NonNullable<Awaited<ReturnType<typeof findRepo>>>
  * The rules from the git root (`.git`: a directory, or a worktree's file) down. Undefined outside a repository, and for a
  * gitignored directory: what was asked for explicitly is listed in full.
  */
-export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal) {
+export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal, fs?: FileSystem) {
   const chain: Dir[] = []
   for (let dir: Dir | undefined = root; dir !== undefined; dir = source.parent(dir)) {
     chain.push(dir)
@@ -90,5 +137,10 @@ export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal
   }
   const prefix = names.join('')
   if (prefix !== '' && rules.ignores(names.slice(0, -1).join(''), basename(root.local ?? root.display), true)) return undefined
-  return { rules, prefix }
+  // What git tracks: off the local disk on the fast path, else through the provider (`fs`).
+  const top = chain[0]
+  const tracked = top?.local === undefined || (source.kind === 'provider' && fs === undefined)
+    ? UNKNOWN
+    : await trackedPaths(top.local, signal, source.kind === 'local' ? undefined : fs)
+  return { rules: rules.tracking(tracked), prefix, tracked: tracked.source }
 }

@@ -52,9 +52,10 @@ export async function listDirectory(
   if (request.sort === 'modified' && !source.metadata) {
     throw argumentError('sort "modified" needs modification times, which this filesystem provider does not report — use sort "name" or "size"')
   }
-  let result
+  let result, repo
   try {
-    result = await walk(source, root, request, request.skim ? await findRepo(source, root, exec.signal) : undefined, exec.signal)
+    repo = request.skim ? await findRepo(source, root, exec.signal, ctx.fs) : undefined
+    result = await walk(source, root, request, repo, exec.signal)
   } catch (error) {
     checkAborted(exec.signal)
     const fault = ROOT_FAULTS.get((error as { code?: string }).code ?? '')
@@ -96,6 +97,8 @@ export async function listDirectory(
   if (offset > 0) value.offset = offset
   if (result.ignored > 0) value.ignored = result.ignored
   if (result.gitignored > 0) value.gitignored = result.gitignored
+  // Without git's index the rules may have hidden tracked files too: say so where they hid any.
+  if (repo?.tracked === 'unknown' && result.gitignored > 0) value.tracked_unknown = true
   if (result.filtered > 0) value.filtered = result.filtered
   if (result.partial) value.partial = true
   if (long && !source.metadata) value.metadata_unavailable = true

@@ -139,6 +139,6 @@ function noticeLines(value: Listing, mode: RenderMode): string[] {
 function hiddenParts(value: Listing): string {
   return [
     value.ignored === undefined ? undefined : `${value.ignored} by ignore patterns`,
-    value.gitignored === undefined ? undefined : `${value.gitignored} by .gitignore`,
+    value.gitignored === undefined ? undefined : `${value.gitignored} by .gitignore${value.tracked_unknown === true ? ' (tracked or not: no git index read)' : ''}`,
   ].filter((part) => part !== undefined).join(', ')
 }

@@ -34,6 +34,8 @@ export const LISTING_SCHEMA = object({
   truncated: object({ shown: count, total: count, remaining: count, next_offset: integer }),
   ignored: integer,
   gitignored: integer,
+  /** Git's index could not be read (or not through this provider): `.gitignore` may have hidden tracked files. */
+  tracked_unknown: flag,
   offset: integer,
   filtered: integer,
   /** The walk stopped counting at its budget: totals are lower bounds. */

@@ -1,0 +1,236 @@
+/** Which paths git tracks (ignore rules never hide those): the repository's index file, versions 2–4, else `git ls-files`. */
+
+import { execFile } from 'node:child_process'
+import { constants } from 'node:fs'
+import { open } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import type { FileSystem } from '@deepseek-ai/dsh-fs'
+
+/** Largest index read: about a million entries, past the index of any monorepo git handles well. */
+export const MAX_INDEX_BYTES = 128 * 1024 * 1024
+/** Largest `git ls-files -z` output taken, and how long it may run. */
+const MAX_LS_FILES_BYTES = 128 * 1024 * 1024
+const LS_FILES_TIMEOUT_MS = 20_000
+/** Largest `.git` file (`gitdir: <path>`) read. */
+const MAX_GIT_FILE_BYTES = 64 * 1024
+/** Hash lengths an index may carry: SHA-1, SHA-256. */
+const HASH_LENGTHS = [20, 32]
+
+export interface Tracked {
+  /** Where the paths came from; `unknown`: neither the index nor git could tell, so ignore rules apply to tracked files too. */
+  source: 'index' | 'git' | 'unknown'
+  /** Whether git tracks `path` (git-relative, no trailing '/'), or for a directory any path under it. */
+  holds(path: string, directory: boolean): boolean
+}
+
+export const UNKNOWN: Tracked = { source: 'unknown', holds: () => false }
+
+class TrackedPaths implements Tracked {
+  private readonly files = new Set<string>()
+  /** Every directory holding a tracked path, as `a/` and `a/b/`. */
+  private readonly dirs = new Set<string>()
+
+  constructor(readonly source: 'index' | 'git', paths: readonly string[], private readonly sparse: readonly string[] = []) {
+    for (const path of [...paths, ...sparse]) {
+      this.files.add(path)
+      for (let at = path.lastIndexOf('/', path.length - 2); at > 0; at = path.lastIndexOf('/', at - 1)) {
+        const dir = path.slice(0, at + 1)
+        if (this.dirs.has(dir)) break // its parents are in already
+        this.dirs.add(dir)
+      }
+    }
+  }
+
+  holds(path: string, directory: boolean): boolean {
+    // A gitlink (submodule) is a tracked path that is a directory here.
+    if (this.files.has(path) || (directory && this.dirs.has(`${path}/`))) return true
+    // A sparse index keeps a directory outside the cone as one entry (`dir/`): everything under it is tracked.
+    return this.sparse.some((dir) => `${path}${directory ? '/' : ''}`.startsWith(dir))
+  }
+}
+
+class Unreadable extends Error {}
+
+/** The paths of an index file (a sparse index's directory entries apart, as `dir/`); throws Unreadable on what it cannot read. */
+export function parseIndex(bytes: Buffer): { paths: string[], sparse: string[] } {
+  let last: unknown
+  for (const hashLength of HASH_LENGTHS) {
+    try {
+      return parseWith(bytes, hashLength)
+    } catch (error) {
+      if (!(error instanceof Unreadable)) throw error
+      last = error
+    }
+  }
+  throw last
+}
+
+function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse: string[] } {
+  if (bytes.length < 12 + hashLength || bytes.toString('latin1', 0, 4) !== 'DIRC') throw new Unreadable('not an index file')
+  const version = bytes.readUInt32BE(4)
+  if (version < 2 || version > 4) throw new Unreadable(`index version ${version}`)
+  const count = bytes.readUInt32BE(8)
+  const end = bytes.length - hashLength // the trailing checksum
+  // ctime, mtime (8 bytes each), dev, ino, mode, uid, gid, size (4 each), the object id, 16 bits of flags.
+  const fixed = 40 + hashLength + 2
+  const paths: string[] = []
+  const sparse: string[] = []
+  let previous: Buffer = Buffer.alloc(0)
+  let at = 12
+  for (let entry = 0; entry < count; entry++) {
+    if (at + fixed > end) throw new Unreadable('entries run past the end')
+    const mode = bytes.readUInt32BE(at + 24)
+    const flags = bytes.readUInt16BE(at + 40 + hashLength)
+    let name = at + fixed
+    if ((flags & 0x4000) !== 0) {
+      if (version < 3) throw new Unreadable('extended flags before version 3')
+      name += 2
+    }
+    let path: Buffer
+    if (version === 4) {
+      // The path is the previous one less `drop` trailing bytes, plus a NUL-terminated suffix (git's varint).
+      let byte = bytes[name++] ?? 0
+      let drop = byte & 0x7f
+      while ((byte & 0x80) !== 0) {
+        byte = bytes[name++] ?? 0
+        drop = (drop + 1) * 128 + (byte & 0x7f)
+        if (drop > previous.length) break
+      }
+      if (drop > previous.length) throw new Unreadable('a path drops more than the previous one has')
+      const nul = bytes.indexOf(0, name)
+      if (nul === -1 || nul >= end) throw new Unreadable('an unterminated path')
+      path = Buffer.concat([previous.subarray(0, previous.length - drop), bytes.subarray(name, nul)])
+      at = nul + 1
+    } else {
+      const nul = bytes.indexOf(0, name)
+      if (nul === -1 || nul >= end) throw new Unreadable('an unterminated path')
+      path = bytes.subarray(name, nul)
+      // 1–8 NULs pad the entry to a multiple of 8 bytes.
+      at += (nul - at + 8) & ~7
+    }
+    // The name length in the flags (saturated at 0xfff) checks the layout, and so the hash length.
+    if (path.length !== (flags & 0xfff) && !((flags & 0xfff) === 0xfff && path.length >= 0xfff)) throw new Unreadable('a name length disagrees')
+    previous = path
+    const text = path.toString('utf8')
+    if ((mode & 0o170000) === 0o040000) sparse.push(text.endsWith('/') ? text : `${text}/`)
+    else paths.push(text)
+  }
+  // Extensions: a split index keeps most entries in a shared file, which this reader does not follow.
+  while (at + 8 <= end) {
+    if (bytes.toString('latin1', at, at + 4) === 'link') throw new Unreadable('a split index')
+    at += 8 + bytes.readUInt32BE(at + 4)
+  }
+  if (at !== end) throw new Unreadable('extensions run past the end')
+  return { paths, sparse }
+}
+
+/** A file's bytes, refused past `limit` or when not a regular file (Unreadable), undefined when absent; `key` names this version of it. */
+type ReadFile = (path: string, limit: number) => Promise<{ bytes: Buffer, key?: string } | undefined>
+
+/** By one open and fstat on the local disk, never through a final symlink (ELOOP) or blocking on a FIFO. */
+const readBounded: ReadFile = async (path, limit) => {
+  let handle
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return undefined
+    throw error
+  }
+  try {
+    const info = await handle.stat({ bigint: true })
+    if (!info.isFile()) throw new Unreadable('not a regular file')
+    if (info.size > BigInt(limit)) throw new Unreadable(`${info.size} bytes`)
+    const key = `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
+    const size = Number(info.size)
+    const bytes = Buffer.allocUnsafe(size)
+    let filled = 0
+    while (filled < size) {
+      const { bytesRead } = await handle.read(bytes, filled, size - filled, filled)
+      if (bytesRead === 0) break
+      filled += bytesRead
+    }
+    // Shorter than fstat said: rewritten under us; what was read is not one index.
+    if (filled < size) throw new Unreadable('changed while read')
+    return { bytes, key }
+  } finally {
+    await handle.close()
+  }
+}
+
+/** Through a provider (ctx.fs): lstat, then readBytes with the provider's own cap; no identity, so nothing is cached. */
+function readThrough(fs: FileSystem, signal: AbortSignal): ReadFile {
+  return async (path, limit) => {
+    const info = await fs.lstat(path, {}, signal)
+    if (info === undefined) return undefined
+    if (info.type !== 'file') throw new Unreadable('not a regular file')
+    if ((info.size ?? 0) > limit) throw new Unreadable(`${info.size} bytes`)
+    const bytes = await fs.readBytes(await fs.resolve(path, { signal }), signal, limit)
+    return { bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }
+  }
+}
+
+/** The git directory of a work tree whose `.git` is a directory, or a file `gitdir: <path>` (a linked worktree, a submodule). */
+async function gitDirOf(root: string, read: ReadFile): Promise<string> {
+  const dotGit = join(root, '.git')
+  const file = await read(dotGit, MAX_GIT_FILE_BYTES).catch((error: unknown) => {
+    // Not a regular file: the usual `.git` directory (ELOOP: a symlink to one, which the index path then follows).
+    if (error instanceof Unreadable || (error as { code?: unknown }).code === 'ELOOP') return undefined
+    throw error
+  })
+  if (file === undefined) return dotGit
+  const line = /^gitdir: *(.+?)\s*$/m.exec(file.bytes.toString('utf8'))
+  if (line?.[1] === undefined) throw new Unreadable('a .git file without gitdir')
+  return resolve(root, line[1])
+}
+
+function lsFiles(root: string, signal: AbortSignal): Promise<string[]> {
+  return new Promise((done, fail) => {
+    execFile('git', ['-c', 'core.quotepath=off', 'ls-files', '-z'], {
+      cwd: root, encoding: 'buffer', maxBuffer: MAX_LS_FILES_BYTES, timeout: LS_FILES_TIMEOUT_MS, signal,
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+    }, (error, stdout) => {
+      if (error !== null) fail(error)
+      else done(stdout.toString('utf8').split('\0').filter((path) => path !== ''))
+    })
+  })
+}
+
+/** Parsed indexes by file identity (device, inode, size, times): git replaces the file on every write, so a hit is current. */
+const cache = new Map<string, Tracked>()
+const CACHED = 8
+
+/**
+ * What git tracks in the work tree at `root` (a process path): its index, else `git ls-files`, else UNKNOWN. Through a
+ * provider (`fs`), the index is read by ctx.fs and git is not run: it would run on the host, not in the provider's world.
+ */
+export async function trackedPaths(root: string, signal: AbortSignal, fs?: FileSystem): Promise<Tracked> {
+  const read = fs === undefined ? readBounded : readThrough(fs, signal)
+  let key: string | undefined
+  try {
+    const index = await read(join(await gitDirOf(root, read), 'index'), MAX_INDEX_BYTES)
+    // No index yet (a fresh `git init`): nothing is tracked.
+    if (index === undefined) return new TrackedPaths('index', [])
+    key = index.key === undefined ? undefined : `${root}\0${index.key}`
+    const hit = key === undefined ? undefined : cache.get(key)
+    if (hit !== undefined) return hit
+    const { paths, sparse } = parseIndex(index.bytes)
+    const tracked = new TrackedPaths('index', paths, sparse)
+    return key === undefined ? tracked : remember(key, tracked)
+  } catch {
+    signal.throwIfAborted()
+  }
+  if (fs !== undefined) return UNKNOWN
+  try {
+    const tracked = new TrackedPaths('git', await lsFiles(root, signal))
+    return key === undefined ? tracked : remember(key, tracked)
+  } catch {
+    signal.throwIfAborted()
+    return UNKNOWN
+  }
+}
+
+function remember(key: string, tracked: Tracked): Tracked {
+  if (cache.size >= CACHED) cache.delete(cache.keys().next().value as string)
+  cache.set(key, tracked)
+  return tracked
+}
