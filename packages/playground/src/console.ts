@@ -70,6 +70,26 @@ async function runCall(host: ConsoleHost, call: ParsedCall, json: boolean, out: 
 
 /** Run the tool console; resolves to the process exit code (0 ok, 1 a failed call, 2 bad usage). */
 export async function runConsole(argv: readonly string[], options: ConsoleOptions): Promise<number> {
+  // Output closed by its reader (`npm start … | head`): end as at EOF, quietly.
+  const gone = new AbortController()
+  const onOutputError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error
+    gone.abort()
+  }
+  options.stdout.on('error', onOutputError)
+  options.stderr.on('error', onOutputError)
+  // The plugins' own waits may rest on unref'd handles (a shell must not keep a host alive): the console holds the
+  // process open until it is done, so stopping them is never cut short by an empty event loop (Node's exit 13).
+  const hold = setInterval(() => {}, 1 << 30)
+  try {
+    return await runArgs(argv, options, gone.signal)
+  } finally {
+    // The listeners stay: a write's EPIPE is reported a tick after it, possibly after this returns.
+    clearInterval(hold)
+  }
+}
+
+async function runArgs(argv: readonly string[], options: ConsoleOptions, outputGone: AbortSignal): Promise<number> {
   const json = argv.includes('--json')
   const rest = argv.filter((a) => a !== '--json')
   if (rest[0] === '--help' || rest[0] === '-h') {
@@ -81,6 +101,10 @@ export async function runConsole(argv: readonly string[], options: ConsoleOption
     options.stderr.write(`unknown option ${badFlag} — the console takes --json only\n${USAGE}\n`)
     return 2
   }
+  return await runHost(rest, json, options, outputGone)
+}
+
+async function runHost(rest: readonly string[], json: boolean, options: ConsoleOptions, outputGone: AbortSignal): Promise<number> {
   const host = await bootConsoleHost(options.cwd, discoverPlugins(options.root))
   for (const { pkg, reason } of host.skipped) options.stderr.write(`note: ${pkg.name} skipped: ${reason}\n`)
   let stopping: Promise<void> | undefined
@@ -106,7 +130,7 @@ export async function runConsole(argv: readonly string[], options: ConsoleOption
       }
       return await runCall(host, call, json, options.stdout) ? 0 : 1
     }
-    return await readLoop(host, json, options)
+    return await readLoop(host, json, options, outputGone)
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
@@ -114,17 +138,20 @@ export async function runConsole(argv: readonly string[], options: ConsoleOption
   }
 }
 
-async function readLoop(host: ConsoleHost, json: boolean, options: ConsoleOptions): Promise<number> {
+async function readLoop(host: ConsoleHost, json: boolean, options: ConsoleOptions, outputGone: AbortSignal): Promise<number> {
   const tty = options.stdin.isTTY === true
   const rl = createInterface({ input: options.stdin, ...tty ? { output: options.stdout, prompt: '> ' } : {}, terminal: tty })
   // On a terminal readline takes Ctrl-C itself: end the session (and kill the shells) on it.
   rl.on('SIGINT', () => rl.close())
+  // Nobody reads the results any more: run no further call.
+  outputGone.addEventListener('abort', () => rl.close(), { once: true })
   if (tty) {
     options.stdout.write(`DSH tool console in ${options.cwd} — ${host.loaded.length} plugin(s) loaded; type help.\n`)
     rl.prompt()
   }
   let failed = false
   for await (const raw of rl) {
+    if (outputGone.aborted) break
     const line = raw.trim()
     if (line === 'exit' || line === 'quit') break
     if (line !== '' && !line.startsWith('#')) {

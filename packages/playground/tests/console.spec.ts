@@ -1,6 +1,6 @@
 // The main job without a key: the tool console (scripts/start.mjs as npm start runs it).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -154,6 +154,56 @@ describe('npm start without a key: the tool console', () => {
     expect(run.stdout).toContain(`Stopped ${shell.id}`)
     expect(alive(shell.pid)).toBe(false)
   })
+
+  it('exits 0 at EOF while a multi-process shell (node cluster, 3 workers) is still running, and leaves none of it (5 runs)', async () => {
+    // The primary reports once every worker is online; each process's argv carries the run's tag (cluster passes it on).
+    writeFileSync(join(dir, 'cluster.cjs'), [
+      "const cluster = require('node:cluster')",
+      'if (cluster.isPrimary) {',
+      '  let online = 0',
+      "  cluster.on('online', () => { if (++online === 3) console.log('3 workers up') })",
+      '  for (let i = 0; i < 3; i++) cluster.fork()',
+      '} else {',
+      '  setInterval(() => {}, 1000)',
+      '}',
+    ].join('\n'))
+    const tagged = (tag: string) => readdirSync('/proc').filter((name) => /^\d+$/.test(name)).filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(tag)
+      } catch {
+        return false
+      }
+    })
+    for (let run = 0; run < 5; run++) {
+      const tag = `gencode-cluster-${process.pid}-${run}`
+      const child = startConsole([], dir)
+      child.stdin.end(`bash_bg command="node cluster.cjs ${tag}" run_in_background=true wait_for="3 workers up" timeout=20000\n`)
+      const result = await finish(child)
+      expect(result.stdout).toContain('3 workers up')
+      expect(result.stderr).toBe('')
+      expect(result.code).toBe(0)
+      expect(tagged(tag)).toEqual([])
+    }
+  }, 120_000)
+
+  it('survives EPIPE (npm start … | head): no crash, exit status 0, background shells stopped', async () => {
+    writeFileSync(join(dir, 'big.txt'), Array.from({ length: 4000 }, (_, i) => `line ${i} ${'x'.repeat(60)}`).join('\n'))
+    // The first line names the shell; the reads then write far more than a pipe holds after head has gone.
+    const input = join(dir, 'calls.txt')
+    writeFileSync(input, ['bash_bg command="sleep 300" run_in_background=true', ...Array.from({ length: 6 }, () => 'read_file file_path=big.txt')].join('\n') + '\n')
+    const err = join(dir, 'console.err')
+    const env: NodeJS.ProcessEnv = { ...process.env, INIT_CWD: dir }
+    delete env.DEEPSEEK_API_KEY
+    const pipeline = spawn('bash', ['-c', `node "$0" < "$1" 2> "$2" | head -n 1; echo "status=\${PIPESTATUS[0]}"`, start, input, err], { cwd: root, env })
+    let out = ''
+    pipeline.stdout.on('data', (d: Buffer) => { out += d.toString() })
+    await new Promise((resolve) => pipeline.on('close', resolve))
+    const [first, status] = out.trimEnd().split('\n')
+    expect(first).toMatch(/^Started background shell bg-[a-z0-9]{6} \(pid \d+/)
+    expect(readFileSync(err, 'utf8')).toBe('')
+    expect(status).toBe('status=0')
+    expect(alive(Number(/\(pid (\d+)/.exec(first!)![1]))).toBe(false)
+  }, 60_000)
 
   it('kills the background shells still running when input ends', async () => {
     const child = startConsole([], dir)
