@@ -194,7 +194,8 @@ describe('npm start without a key: the tool console', () => {
     const err = join(dir, 'console.err')
     const env: NodeJS.ProcessEnv = { ...process.env, INIT_CWD: dir }
     delete env.DEEPSEEK_API_KEY
-    const pipeline = spawn('bash', ['-c', `node "$0" < "$1" 2> "$2" | head -n 1; echo "status=\${PIPESTATUS[0]}"`, start, input, err], { cwd: root, env })
+    const script = 'node "$0" < "$1" 2> "$2" | head -n 1; echo "status=${PIPESTATUS[0]}"'
+    const pipeline = spawn('bash', ['-c', script, start, input, err], { cwd: root, env })
     let out = ''
     pipeline.stdout.on('data', (d: Buffer) => { out += d.toString() })
     await new Promise((resolve) => pipeline.on('close', resolve))

@@ -1,4 +1,4 @@
-// The Anthropic Messages protocol for the scripted model (DSH 0.1.6 defaults to /v1/messages): a request read as the chat shape, a reply written as its SSE events.
+// Anthropic Messages for the scripted model (DSH 0.1.6's default, /v1/messages): a request read as the chat shape, a reply as SSE events.
 import type { ServerResponse } from 'node:http'
 import type { ChatRequest, Reply } from './model-server.ts'
 
@@ -38,16 +38,25 @@ export function chatShapeOf(body: MessagesRequest): ChatRequest {
       messages.push({
         role: message.role,
         content: text,
-        ...calls.length === 0 ? {} : { tool_calls: calls.map((call) => ({ id: call.id, function: { name: call.name, arguments: JSON.stringify(call.input ?? {}) } })) },
+        ...calls.length === 0 ? {} : {
+          tool_calls: calls.map((call) => ({ id: call.id, function: { name: call.name, arguments: JSON.stringify(call.input ?? {}) } })),
+        },
       })
     }
   }
-  const tools = (body.tools ?? []).map((tool) => ({ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.input_schema } }))
+  const tools = (body.tools ?? []).map((tool) => ({
+    type: 'function',
+    function: {
+      name: tool.name, ...tool.description === undefined ? {} : { description: tool.description }, parameters: tool.input_schema,
+    },
+  }))
   return { ...body.model === undefined ? {} : { model: body.model }, messages, ...tools.length === 0 ? {} : { tools } }
 }
 
 /** The reply as a Messages stream: message_start, one content block per text or tool call, message_delta, message_stop. */
-export function writeMessagesStream(res: ServerResponse, reply: Reply, ids: { message: string, nextToolId: () => string }, model: string): void {
+export function writeMessagesStream(
+  res: ServerResponse, reply: Reply, ids: { message: string, nextToolId: () => string }, model: string,
+): void {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' })
   const send = (type: string, fields: Record<string, unknown> = {}) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`)
   send('message_start', {

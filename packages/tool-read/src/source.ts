@@ -1,4 +1,4 @@
-/** The file's bytes: off the local disk on the fast path, else through ctx.fs (by readByteRange where the provider has it, else whole and only when needed). */
+/** The file's bytes: off the local disk on the fast path, else through ctx.fs (by readByteRange where it exists, else whole if need be). */
 
 import { open } from 'node:fs/promises'
 import type { Context } from '@deepseek-ai/cordis'

@@ -86,9 +86,12 @@ afterAll(async () => {
 async function both(name: string, args: Record<string, unknown> = {}) {
   provider.reset()
   const viaRanges = await execTool(remote.ctx, 'read_file', { file_path: name, ...args })
-  const counted = { ranges: provider.ranges, bytes: provider.rangeBytes, largest: provider.largestRange, whole: provider.wholeReads, streams: provider.streams }
+  const { ranges, rangeBytes: bytes, largestRange: largest, wholeReads: whole, streams } = provider
+  const counted = { ranges, bytes, largest, whole, streams }
   const viaLocal = await execTool(local.ctx, 'read_file', { file_path: name, ...args })
-  const outcome = (result: typeof viaRanges) => ({ isError: result.isError, text: textOf(result), value: result.isError ? undefined : result.value })
+  const outcome = (result: typeof viaRanges) => ({
+    isError: result.isError, text: textOf(result), value: result.isError ? undefined : result.value,
+  })
   return { ranged: outcome(viaRanges), local: outcome(viaLocal), counted }
 }
 
