@@ -183,11 +183,16 @@ async function gitDirOf(root: string, read: ReadFile): Promise<string> {
   return resolve(root, line[1])
 }
 
+/**
+ * `git ls-files` in the work tree at `root`: the host's GIT_* variables dropped (GIT_DIR or GIT_INDEX_FILE would point
+ * it elsewhere), and no fsmonitor hook, which a repository's own config could name to run a program.
+ */
 function lsFiles(root: string, signal: AbortSignal): Promise<string[]> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GIT_')))
   return new Promise((done, fail) => {
-    execFile('git', ['-c', 'core.quotepath=off', 'ls-files', '-z'], {
+    execFile('git', ['-c', 'core.quotepath=off', '-c', 'core.fsmonitor=false', 'ls-files', '-z'], {
       cwd: root, encoding: 'buffer', maxBuffer: MAX_LS_FILES_BYTES, timeout: LS_FILES_TIMEOUT_MS, signal,
-      env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' },
+      env: { ...env, GIT_OPTIONAL_LOCKS: '0' },
     }, (error, stdout) => {
       if (error !== null) fail(error)
       else done(stdout.toString('utf8').split('\0').filter((path) => path !== ''))

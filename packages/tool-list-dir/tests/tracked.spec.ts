@@ -5,7 +5,7 @@
  * and 4, a SHA-256 repository, a split index (read through `git ls-files`) and a linked worktree.
  */
 import { execFileSync } from 'node:child_process'
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
@@ -182,6 +182,30 @@ describe('when the index cannot be read', () => {
     expect(split.tracked_unknown).toBe(true)
     expect(split.entries.map((entry) => entry.path)).not.toContain('committed.log')
     expect((await listThrough(host, args, 'local')).entries.map((entry) => entry.path)).toContain('committed.log')
+  })
+
+  it('git ls-files never runs a program the repository\'s config names (core.fsmonitor), nor follows the host\'s GIT_DIR', async () => {
+    await makeRepo(host.cwd)
+    git(host.cwd, 'update-index', '--split-index')
+    const mark = join(host.cwd, 'hook-ran')
+    const hook = join(host.cwd, 'hook.sh')
+    writeFileSync(hook, `#!/bin/sh\ntouch '${mark}'\necho 0\n`, { mode: 0o755 })
+    git(host.cwd, 'config', 'core.fsmonitor', hook)
+    // The control: plain git ls-files runs the hook.
+    git(host.cwd, 'ls-files')
+    expect(existsSync(mark)).toBe(true)
+    rmSync(mark)
+    const saved = process.env.GIT_DIR
+    process.env.GIT_DIR = '/nonexistent'
+    try {
+      const tracked = await trackedPaths(host.cwd, new AbortController().signal)
+      expect(tracked.source).toBe('git')
+      expect(tracked.holds('vendor/lib.js', false)).toBe(true)
+    } finally {
+      if (saved === undefined) delete process.env.GIT_DIR
+      else process.env.GIT_DIR = saved
+    }
+    expect(existsSync(mark)).toBe(false)
   })
 
   it('parseIndex on every truncation of a real index: refused, or every path (never a wrong list)', async () => {
