@@ -58,8 +58,8 @@ describe('readsAreLocal: which providers the node:fs fast path may stand in for'
     const patched = Object.create(LocalFileSystem.prototype) as object
     Object.defineProperty(patched, 'readByteRange', { value: range })
     expect(readsAreLocal(patched)).toBe(false)
-    // A later host's local provider defines every read itself, readByteRange included
-    // (packages/fs/fs/src/index.ts at 0.1.7-rc.2 declares it abstract, so dsh-fs-local implements it).
+    // A later host's local provider defines every read itself, readByteRange included: at 0.1.7-rc.2,
+    // packages/fs/fs/src/index.ts declares it abstract and packages/fs/fs-local/src/index.ts implements it in LocalFileSystem.
     const later = { LocalFileSystem: class extends LocalFileSystem {} }.LocalFileSystem
     Object.defineProperty(later, 'name', { value: 'LocalFileSystem' })
     const base = LocalFileSystem.prototype as unknown as Record<string, unknown>
