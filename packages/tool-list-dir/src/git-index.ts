@@ -75,45 +75,53 @@ function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse
   const fixed = 40 + hashLength + 2
   const paths: string[] = []
   const sparse: string[] = []
-  let previous: Buffer = Buffer.alloc(0)
+  // Version 4: the previous path's bytes, which the next one keeps a prefix of.
+  let previous = Buffer.alloc(version === 4 ? 4096 : 0)
+  let previousLength = 0
   let at = 12
   for (let entry = 0; entry < count; entry++) {
     if (at + fixed > end) throw new Unreadable('entries run past the end')
     const mode = bytes.readUInt32BE(at + 24)
     const flags = bytes.readUInt16BE(at + 40 + hashLength)
+    // The name length (saturated at 0xfff) checks the layout, and so the hash length.
+    const named = flags & 0xfff
     let name = at + fixed
     if ((flags & 0x4000) !== 0) {
       if (version < 3) throw new Unreadable('extended flags before version 3')
       name += 2
     }
-    let path: Buffer
+    let path: string
     if (version === 4) {
-      // The path is the previous one less `drop` trailing bytes, plus a NUL-terminated suffix (git's varint).
+      // The previous path less `drop` trailing bytes, plus a NUL-terminated suffix (git's varint).
       let byte = bytes[name++] ?? 0
       let drop = byte & 0x7f
-      while ((byte & 0x80) !== 0) {
+      while ((byte & 0x80) !== 0 && drop <= previousLength) {
         byte = bytes[name++] ?? 0
         drop = (drop + 1) * 128 + (byte & 0x7f)
-        if (drop > previous.length) break
       }
-      if (drop > previous.length) throw new Unreadable('a path drops more than the previous one has')
+      if (drop > previousLength) throw new Unreadable('a path drops more than the previous one has')
       const nul = bytes.indexOf(0, name)
       if (nul === -1 || nul >= end) throw new Unreadable('an unterminated path')
-      path = Buffer.concat([previous.subarray(0, previous.length - drop), bytes.subarray(name, nul)])
+      const length = previousLength - drop + nul - name
+      if (length > previous.length) {
+        const grown = Buffer.alloc(Math.max(length, previous.length * 2))
+        previous.copy(grown, 0, 0, previousLength - drop)
+        previous = grown
+      }
+      bytes.copy(previous, previousLength - drop, name, nul)
+      previousLength = length
+      if (length !== named && !(named === 0xfff && length >= 0xfff)) throw new Unreadable('a name length disagrees')
+      path = previous.toString('utf8', 0, length)
       at = nul + 1
     } else {
-      const nul = bytes.indexOf(0, name)
-      if (nul === -1 || nul >= end) throw new Unreadable('an unterminated path')
-      path = bytes.subarray(name, nul)
+      const nul = named < 0xfff ? name + named : bytes.indexOf(0, name)
+      if (nul === -1 || nul >= end || bytes[nul] !== 0) throw new Unreadable('a name length disagrees')
+      path = bytes.toString('utf8', name, nul)
       // 1–8 NULs pad the entry to a multiple of 8 bytes.
       at += (nul - at + 8) & ~7
     }
-    // The name length in the flags (saturated at 0xfff) checks the layout, and so the hash length.
-    if (path.length !== (flags & 0xfff) && !((flags & 0xfff) === 0xfff && path.length >= 0xfff)) throw new Unreadable('a name length disagrees')
-    previous = path
-    const text = path.toString('utf8')
-    if ((mode & 0o170000) === 0o040000) sparse.push(text.endsWith('/') ? text : `${text}/`)
-    else paths.push(text)
+    if ((mode & 0o170000) === 0o040000) sparse.push(path.endsWith('/') ? path : `${path}/`)
+    else paths.push(path)
   }
   // Extensions: a split index keeps most entries in a shared file, which this reader does not follow.
   while (at + 8 <= end) {
@@ -124,11 +132,14 @@ function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse
   return { paths, sparse }
 }
 
-/** A file's bytes, refused past `limit` or when not a regular file (Unreadable), undefined when absent; `key` names this version of it. */
-type ReadFile = (path: string, limit: number) => Promise<{ bytes: Buffer, key?: string } | undefined>
+/**
+ * A file's bytes, refused past `limit` or when not a regular file (Unreadable), undefined when absent. `key` names this
+ * version of the file, where the source can tell; a version `known` already is not read again (no `bytes`).
+ */
+type ReadFile = (path: string, limit: number, known?: (key: string) => boolean) => Promise<{ bytes?: Buffer, key?: string } | undefined>
 
 /** By one open and fstat on the local disk, never through a final symlink (ELOOP) or blocking on a FIFO. */
-const readBounded: ReadFile = async (path, limit) => {
+const readBounded: ReadFile = async (path, limit, known) => {
   let handle
   try {
     handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -141,6 +152,7 @@ const readBounded: ReadFile = async (path, limit) => {
     if (!info.isFile()) throw new Unreadable('not a regular file')
     if (info.size > BigInt(limit)) throw new Unreadable(`${info.size} bytes`)
     const key = `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
+    if (known?.(key) === true) return { key }
     const size = Number(info.size)
     const bytes = Buffer.allocUnsafe(size)
     let filled = 0
@@ -177,7 +189,7 @@ async function gitDirOf(root: string, read: ReadFile): Promise<string> {
     if (error instanceof Unreadable || (error as { code?: unknown }).code === 'ELOOP') return undefined
     throw error
   })
-  if (file === undefined) return dotGit
+  if (file?.bytes === undefined) return dotGit
   const line = /^gitdir: *(.+?)\s*$/m.exec(file.bytes.toString('utf8'))
   if (line?.[1] === undefined) throw new Unreadable('a .git file without gitdir')
   return resolve(root, line[1])
@@ -212,12 +224,15 @@ export async function trackedPaths(root: string, signal: AbortSignal, fs?: FileS
   const read = fs === undefined ? readBounded : readThrough(fs, signal)
   let key: string | undefined
   try {
-    const index = await read(join(await gitDirOf(root, read), 'index'), MAX_INDEX_BYTES)
-    // No index yet (a fresh `git init`): nothing is tracked.
-    if (index === undefined) return new TrackedPaths('index', [])
-    key = index.key === undefined ? undefined : `${root}\0${index.key}`
+    const path = join(await gitDirOf(root, read), 'index')
+    let index = await read(path, MAX_INDEX_BYTES, (version) => cache.has(`${root}\0${version}`))
+    key = index?.key === undefined ? undefined : `${root}\0${index.key}`
     const hit = key === undefined ? undefined : cache.get(key)
     if (hit !== undefined) return hit
+    // Known when stat'ed, since dropped by another call: read it after all.
+    if (index !== undefined && index.bytes === undefined) index = await read(path, MAX_INDEX_BYTES)
+    // No index yet (a fresh `git init`): nothing is tracked.
+    if (index?.bytes === undefined) return new TrackedPaths('index', [])
     const { paths, sparse } = parseIndex(index.bytes)
     const tracked = new TrackedPaths('index', paths, sparse)
     return key === undefined ? tracked : remember(key, tracked)

@@ -147,6 +147,17 @@ describe('tracked files are shown whatever the ignore rules say', () => {
     expect((await trackedPaths(root, new AbortController().signal)).source).toBe('index')
   })
 
+  it('a change to the index is seen by the next call (the parsed index is cached by file identity)', async () => {
+    await makeRepo(host.cwd)
+    const paths = async () => (await listing({})).value.entries.map((entry) => entry.path)
+    expect(await paths()).not.toContain('app.log')
+    git(host.cwd, 'add', '-f', 'app.log')
+    expect(await paths()).toContain('app.log')
+    git(host.cwd, 'rm', '-q', '--cached', 'committed.log')
+    expect(await paths()).not.toContain('committed.log')
+    await compareWithGit(host.cwd)
+  })
+
   it('a fresh repository tracks nothing: ignore rules alone decide, as before', async () => {
     git(host.cwd, 'init', '-q')
     await makeTree(host.cwd, { '.gitignore': 'out/\n*.log\n', 'out/a.js': 'a', 'a.log': 'l', 'main.js': 'm' })
