@@ -15,7 +15,7 @@ const BLOCK = 1024 * 1024
 type RangeRead = (target: FsTarget, range: { offset: number, length: number }, signal?: AbortSignal) => Promise<Uint8Array>
 
 /** The provider's range read, when it has one. */
-export function rangeReader(fs: object): RangeRead | undefined {
+function rangeReader(fs: object): RangeRead | undefined {
   const read = (fs as { readByteRange?: unknown }).readByteRange
   return typeof read === 'function' ? (read as RangeRead).bind(fs) : undefined
 }
@@ -90,10 +90,11 @@ export class Source {
       if (this.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
       const length = Math.min(blockBytes, end - offset)
       const bytes = await range(this.target, { offset, length }, this.exec.signal)
-      if (bytes.byteLength > 0) yield Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, length))
-      offset += bytes.byteLength
-      // A short range is the end of the file.
-      if (bytes.byteLength < length) return
+      // Never more than asked for, whatever the provider returns; a short range is the end of the file.
+      const got = Math.min(bytes.byteLength, length)
+      if (got > 0) yield Buffer.from(bytes.buffer, bytes.byteOffset, got)
+      offset += got
+      if (got < length) return
     }
   }
 
