@@ -1,9 +1,10 @@
-/** The PDF parse thread: pdf.js (unpdf's build, with pdfjs-dist's CMaps and standard fonts) opens the bytes it is given and answers page requests. */
+/** The PDF parse thread: pdf.js (unpdf's build, with pdfjs-dist's CMaps and standard fonts) opens the bytes it is sent and answers page requests, one document at a time. */
 
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { parentPort, workerData } from 'node:worker_threads'
-import type { PdfReply, PdfRequest, PdfStart } from './pdf-protocol.ts'
+import { parentPort } from 'node:worker_threads'
+import { withoutAttachmentEncryption } from './pdf-encrypt.ts'
+import type { PdfReply, PdfRequest } from './pdf-protocol.ts'
 
 const port = parentPort
 if (port === null) throw new Error('pdf-worker.ts runs as a worker thread')
@@ -40,21 +41,46 @@ async function pageText(stream: ReadableStream<{ items: object[] }>, maxChars: n
   return text.replace(/[ \t]+\n/gu, '\n').trim()
 }
 
-const start = workerData as PdfStart
-const post = (reply: PdfReply): void => port.postMessage(reply)
+const post = (reply: PdfReply): void => { port.postMessage(reply) }
+const { getDocument } = await (await import('unpdf')).getResolvedPDFJS()
+const dirs = dataDirs()
+let pdf: Awaited<ReturnType<typeof getDocument>['promise']> | undefined
 
-try {
-  const { getDocumentProxy } = await import('unpdf')
-  const pdf = await getDocumentProxy(start.data, { verbosity: 0, isEvalSupported: false, stopAtErrors: false, ...dataDirs() })
-  post({ type: 'open', total: pdf.numPages })
-  port.on('message', (request: PdfRequest) => {
-    void (async () => {
-      const page = await pdf.getPage(request.number)
-      const text = await pageText(page.streamTextContent() as ReadableStream<{ items: object[] }>, request.maxChars)
-      page.cleanup()
-      post({ type: 'page', number: request.number, text })
-    })().catch((error: unknown) => { post(failure(error)) })
+async function open(data: Uint8Array): Promise<NonNullable<typeof pdf>> {
+  const task = getDocument({ data, verbosity: 0, isEvalSupported: false, useSystemFonts: true, stopAtErrors: false, ...dirs })
+  // A file pdf.js cannot open leaves its loading task behind unless destroyed (this thread serves the next call).
+  return await task.promise.catch(async (error: unknown) => {
+    await task.destroy()
+    throw error
   })
-} catch (error) {
-  post(failure(error))
 }
+
+async function answer(request: PdfRequest): Promise<PdfReply> {
+  if (request.type === 'open') {
+    // pdf.js detaches the bytes it opens: keep a copy only when encryption may cover attachments alone.
+    const spare = Buffer.from(request.data.buffer, request.data.byteOffset, request.data.byteLength).includes('/EFF') ? Uint8Array.from(request.data) : undefined
+    try {
+      pdf = await open(request.data)
+    } catch (error) {
+      const plain = spare !== undefined && (error as { name?: unknown } | null)?.name === 'PasswordException' ? withoutAttachmentEncryption(spare) : undefined
+      if (plain === undefined) throw error
+      pdf = await open(plain)
+    }
+    return { type: 'open', total: pdf.numPages }
+  }
+  if (request.type === 'close') {
+    await pdf?.destroy()
+    pdf = undefined
+    return { type: 'closed' }
+  }
+  if (pdf === undefined) throw new Error('no document is open')
+  const page = await pdf.getPage(request.number)
+  const text = await pageText(page.streamTextContent() as ReadableStream<{ items: object[] }>, request.maxChars)
+  page.cleanup()
+  return { type: 'page', number: request.number, text }
+}
+
+// One request at a time: the host waits for each reply before it sends the next.
+port.on('message', (request: PdfRequest) => {
+  answer(request).then(post, (error: unknown) => { post(failure(error)) })
+})

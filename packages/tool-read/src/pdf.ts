@@ -1,9 +1,10 @@
 /** The PDF reader: pages chosen here, their text from pdf.js in a bounded worker thread (pdf-thread.ts), within MAX_PAGES and maxBytes. */
 
+import type { Context } from '@deepseek-ai/cordis'
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { pdfEvidence, type PdfEvidence } from './pdf-header.ts'
-import { PdfError, PdfThread } from './pdf-thread.ts'
+import { PdfError, PdfParse, PdfPool } from './pdf-thread.ts'
 import { quoted } from './quote.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
 import { readText } from './text.ts'
@@ -82,21 +83,40 @@ async function bytesOf(request: ReadRequest, evidence: PdfEvidence | undefined):
   }
 }
 
+const pools = new WeakMap<Context, PdfPool>()
+
+/** The plugin instance's parse workers, ended when it is disposed. */
+function poolOf(ctx: Context): PdfPool {
+  let pool = pools.get(ctx)
+  if (pool === undefined) {
+    const created = new PdfPool()
+    ctx.effect(() => () => {
+      created.close()
+      pools.delete(ctx)
+    }, 'read_file PDF workers')
+    pools.set(ctx, created)
+    pool = created
+  }
+  return pool
+}
+
 export async function readPdf(request: ReadRequest): Promise<ReadResult> {
   const { source, config, options } = request
   const file = JSON.stringify(source.target.displayPath)
   const evidence = pdfEvidence(await source.head())
   const data = await bytesOf(request, evidence)
   if (data === undefined) return await asText(request, file)
-  const thread = new PdfThread(data, { memoryMB: config.pdfMemoryMB, timeoutMs: config.pdfTimeoutMs }, source.exec.signal, file)
-  // Disposing the plugin ends a parse in flight.
-  const stop = source.ctx.effect(() => () => { thread.end() }, 'read_file PDF parse')
+  const thread = new PdfParse(poolOf(source.ctx), data, { memoryMB: config.pdfMemoryMB, timeoutMs: config.pdfTimeoutMs }, source.exec.signal, file)
+  let keep = false
   try {
     let total: number
     try {
       total = await thread.opened
     } catch (error) {
-      if (evidence !== 'header' && error instanceof PdfError) return await asText(request, file)
+      if (evidence !== 'header' && error instanceof PdfError) {
+        keep = true
+        return await asText(request, file)
+      }
       throw error
     }
     const wanted = options.pages === undefined
@@ -119,11 +139,11 @@ export async function readPdf(request: ReadRequest): Promise<ReadResult> {
       : last < total ? pageRanges(Array.from({ length: Math.min(span, total - last) }, (_, i) => last + 1 + i))
         : undefined
     const value = { kind: 'pdf' as const, path: source.target.displayPath, type: 'pdf' as const, pages_total: total, pages }
+    keep = true
     return { value: next === undefined ? value : { ...value, next }, observe: false }
   } catch (error) {
     throw pdfFailure(error, file)
   } finally {
-    thread.end()
-    void stop()
+    await thread.end(keep)
   }
 }
