@@ -5,13 +5,12 @@
 // Per page (the first 20 of each file), both texts are NFKC-normalised with all whitespace removed;
 // a page agrees when its similarity is >= 0.9. Two similarities: `chars` compares the multisets of
 // characters (reading order aside: pdftotext reorders columns), `ordered` is 1 - Levenshtein / length.
-import { spawnSync } from 'node:child_process'
+// Each reading host has a 2 GB heap; a file that stalls or kills it is counted as such.
+import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, realpathSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { distance } from 'fastest-levenshtein'
-import { CallId } from '@deepseek-ai/dsh-llm'
-import { bootServices } from '@gencode-ai/testkit'
 
 const args = process.argv.slice(2)
 const option = (name, fallback) => {
@@ -59,43 +58,67 @@ function poppler(file) {
   return { pages }
 }
 
-const Read = await import(plugin)
-const ctx = await bootServices({ cwd: dir })
-await ctx.plugin(Read, { maxBytes: 50 * 2 ** 20 })
-let seq = 0
-async function read(file, pages) {
-  const result = await ctx.tools.execute({ callId: CallId(`p${++seq}`), name: 'read_file', arguments: pages === undefined ? { file_path: file } : { file_path: file, pages }, signal: new AbortController().signal })
-  if (result.isError) return { error: result.content.map((part) => part.text ?? '').join('') }
-  return { value: result.value }
-}
-
-async function ours(file) {
-  const first = await read(file)
-  if (first.error !== undefined) return first
-  if (first.value.kind !== 'pdf') return { error: `read as ${first.value.kind}` }
-  const pages = first.value.pages.map((page) => page.text)
-  const total = Math.min(first.value.pages_total, PAGES)
-  if (total > pages.length) {
-    const rest = await read(file, `${pages.length + 1}-${total}`)
-    if (rest.error !== undefined) return rest
-    pages.push(...rest.value.pages.map((page) => page.text))
-  }
-  return { pages }
+/** Our text of each file, from a child host; a file that stalls it (STALL_MS) or kills it is recorded and the next gets a new host. */
+const STALL_MS = 120_000
+function hostReads(files) {
+  const results = new Map()
+  let queue = [...files]
+  return new Promise((resolve) => {
+    const next = () => {
+      if (queue.length === 0) return resolve(results)
+      const child = spawn(process.execPath, ['--max-old-space-size=2048', fileURLToPath(new URL('./host.mjs', import.meta.url)), plugin, dir, String(PAGES)], { stdio: ['pipe', 'pipe', 'inherit'] })
+      let current
+      let timer
+      let buffered = ''
+      const arm = () => {
+        clearTimeout(timer)
+        timer = setTimeout(() => child.kill('SIGKILL'), STALL_MS)
+      }
+      const feed = () => {
+        current = queue.shift()
+        if (current === undefined) return child.stdin.end()
+        process.stderr.write(`${files.length - queue.length}/${files.length} ${current}\r`)
+        arm()
+        child.stdin.write(`${current}\n`)
+      }
+      child.stdout.on('data', (data) => {
+        buffered += data
+        let at
+        while ((at = buffered.indexOf('\n')) !== -1) {
+          const line = JSON.parse(buffered.slice(0, at))
+          buffered = buffered.slice(at + 1)
+          if (line.file !== undefined) results.set(line.file, line)
+          feed()
+        }
+      })
+      child.on('exit', (code, signal) => {
+        clearTimeout(timer)
+        if (current !== undefined && !results.has(current)) {
+          results.set(current, { file: current, error: signal === 'SIGKILL' ? `host stalled over ${STALL_MS} ms` : `host died (${signal ?? `exit ${code}`})`, host: true })
+        }
+        next()
+      })
+    }
+    next()
+  })
 }
 
 const files = readdirSync(dir).filter((name) => name.toLowerCase().endsWith('.pdf')).sort()
-const totals = { files: files.length, pages: 0, chars: 0, ordered: 0, ourEmpty: 0, theirEmpty: 0, bothEmpty: 0, ourErrors: 0, theirErrors: 0, bothErrors: 0, rawErrors: 0 }
+const totals = { files: files.length, pages: 0, chars: 0, ordered: 0, ourEmpty: 0, theirEmpty: 0, bothEmpty: 0, ourErrors: 0, theirErrors: 0, bothErrors: 0, rawErrors: 0, hostFailures: 0, notPdf: 0 }
 const rows = []
 const started = performance.now()
+const readings = await hostReads(files.map((name) => join(dir, name)))
 for (const name of files) {
   const file = join(dir, name)
   const theirs = poppler(file)
-  const mine = await ours(file)
+  const mine = readings.get(file)
   const row = { file: name }
   if (mine.error !== undefined) {
     row.ours = mine.error.slice(0, 300)
     // Our errors name the file and say what to do; a raw library message does neither.
-    if (!mine.error.includes(JSON.stringify(file))) totals.rawErrors++
+    if (mine.host === true) totals.hostFailures++
+    else if (mine.notPdf === true) totals.notPdf++
+    else if (!mine.error.includes(JSON.stringify(file))) totals.rawErrors++
   }
   if (theirs.error !== undefined) row.theirs = theirs.error.slice(0, 300)
   if (mine.error !== undefined && theirs.error !== undefined) totals.bothErrors++
@@ -128,5 +151,5 @@ console.log(`plugin ${plugin}`)
 console.log(`${totals.files} files, ${totals.pages} pages compared (first ${PAGES} of each file pdftotext reads), ${((performance.now() - started) / 1000).toFixed(0)} s`)
 console.log(`pages agreeing (similarity >= ${SIMILAR}): by characters ${share(totals.chars)}, in order ${share(totals.ordered)}`)
 console.log(`pages empty here but not in pdftotext: ${totals.ourEmpty}; empty in pdftotext only: ${totals.theirEmpty}; empty in both: ${totals.bothEmpty}`)
-console.log(`files: refused here only ${totals.ourErrors}, by pdftotext only ${totals.theirErrors}, by both ${totals.bothErrors}; errors without the path (raw): ${totals.rawErrors}`)
+console.log(`files: refused here only ${totals.ourErrors}, by pdftotext only ${totals.theirErrors}, by both ${totals.bothErrors}; errors without the path (raw): ${totals.rawErrors}; files that stalled or killed the host: ${totals.hostFailures}; read as another kind (text, image): ${totals.notPdf}`)
 process.exit(0)
