@@ -8,6 +8,8 @@ export type PdfRequest =
   | { type: 'close' }
 
 export type PdfReply =
+  /** pdf.js is loaded (sent once, unasked). */
+  | { type: 'ready' }
   | { type: 'open', total: number }
   | { type: 'page', number: number, text: string }
   | { type: 'closed' }

@@ -35,6 +35,9 @@ function spawn(options: WorkerOptions): Worker {
 /** One worker: a request, its reply; the first failure ends it for good. */
 class ParseThread {
   failed: unknown
+  /** Resolves once pdf.js is loaded: what a parse uses is measured from then. */
+  readonly ready: Promise<void>
+  private loaded = (): void => {}
   private readonly worker: Worker
   private pending: { resolve: (reply: PdfReply) => void, reject: (error: unknown) => void } | undefined
   /** Who to blame for a failure the worker reports itself (a heap overflow, an exit). */
@@ -42,7 +45,12 @@ class ParseThread {
 
   constructor(memoryMB: number) {
     this.worker = spawn({ resourceLimits: { maxOldGenerationSizeMb: memoryMB }, stdout: true, stderr: true })
+    this.ready = new Promise((resolve) => { this.loaded = resolve })
     this.worker.on('message', (reply: PdfReply) => {
+      if (reply.type === 'ready') {
+        this.loaded()
+        return
+      }
       const pending = this.pending
       this.pending = undefined
       if (reply.type === 'error') pending?.reject(new PdfError(reply.name, reply.message))
@@ -127,21 +135,27 @@ export class PdfParse {
   readonly opened: Promise<number>
   private readonly thread: ParseThread
   private readonly timers: NodeJS.Timeout[] = []
-  private readonly rssAtStart = process.memoryUsage.rss()
+  /** Resident size once the thread is loaded. */
+  private rssAtStart: number | undefined
   private done = false
   private readonly onAbort = (): void => { this.thread.fail(new FsError('read aborted', 'FS_ABORTED')) }
 
   constructor(private readonly pool: PdfPool, data: Uint8Array, private readonly limits: PdfLimits, private readonly signal: AbortSignal, private readonly file: string) {
     this.thread = pool.take(limits.memoryMB)
     this.thread.blame = (why) => why === 'memory' ? this.tooLarge() : this.crash(why)
-    const limit = limits.memoryMB * 1024 * 1024
-    const watch = setInterval(() => { if (process.memoryUsage.rss() - this.rssAtStart > limit) this.thread.fail(this.tooLarge()) }, WATCH_MS)
-    const deadline = setTimeout(() => {
-      this.thread.fail(new FsError(`cannot read ${file}: the PDF took more than ${limits.timeoutMs} ms to parse (pdfTimeoutMs) — read fewer pages at a time, convert it to text first (e.g. pdftotext) and read that, or raise pdfTimeoutMs in tool-read's config`, 'FS_TOO_LARGE'))
-    }, limits.timeoutMs)
-    watch.unref()
-    deadline.unref()
-    this.timers.push(watch, deadline)
+    // Memory and time are counted from the moment the thread is loaded: its own start-up is not the file's doing.
+    void this.thread.ready.then(() => {
+      if (this.done) return
+      this.rssAtStart = process.memoryUsage.rss()
+      const limit = limits.memoryMB * 1024 * 1024
+      const watch = setInterval(() => { if (process.memoryUsage.rss() - (this.rssAtStart ?? 0) > limit) this.thread.fail(this.tooLarge()) }, WATCH_MS)
+      const deadline = setTimeout(() => {
+        this.thread.fail(new FsError(`cannot read ${file}: the PDF took more than ${limits.timeoutMs} ms to parse (pdfTimeoutMs) — read fewer pages at a time, convert it to text first (e.g. pdftotext) and read that, or raise pdfTimeoutMs in tool-read's config`, 'FS_TOO_LARGE'))
+      }, limits.timeoutMs)
+      watch.unref()
+      deadline.unref()
+      this.timers.push(watch, deadline)
+    })
     if (signal.aborted) this.onAbort()
     else signal.addEventListener('abort', this.onAbort, { once: true })
     // pdf.js takes ownership of (detaches) the buffer it is given: the thread gets a copy of its own.
@@ -165,7 +179,7 @@ export class PdfParse {
     this.done = true
     this.signal.removeEventListener('abort', this.onAbort)
     for (const timer of this.timers) clearTimeout(timer)
-    if (keep && this.thread.failed === undefined && process.memoryUsage.rss() - this.rssAtStart < REUSE_GROWTH) {
+    if (keep && this.thread.failed === undefined && this.rssAtStart !== undefined && process.memoryUsage.rss() - this.rssAtStart < REUSE_GROWTH) {
       // A page cut short may leave pdf.js still parsing it: a worker that does not close promptly is ended.
       let grace: NodeJS.Timeout | undefined
       const late = new Promise<boolean>((resolve) => { grace = setTimeout(resolve, CLOSE_GRACE_MS, false) })

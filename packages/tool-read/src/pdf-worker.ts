@@ -80,6 +80,7 @@ async function answer(request: PdfRequest): Promise<PdfReply> {
   return { type: 'page', number: request.number, text }
 }
 
+post({ type: 'ready' })
 // One request at a time: the host waits for each reply before it sends the next.
 port.on('message', (request: PdfRequest) => {
   answer(request).then(post, (error: unknown) => { post(failure(error)) })

@@ -90,10 +90,15 @@ function poolOf(ctx: Context): PdfPool {
   let pool = pools.get(ctx)
   if (pool === undefined) {
     const created = new PdfPool()
-    ctx.effect(() => () => {
-      created.close()
-      pools.delete(ctx)
-    }, 'read_file PDF workers')
+    try {
+      ctx.effect(() => () => {
+        created.close()
+        pools.delete(ctx)
+      }, 'read_file PDF workers')
+    } catch (error) {
+      // The plugin was disposed while this call was on its way.
+      throw new FsError('read aborted', 'FS_ABORTED', { cause: error })
+    }
     pools.set(ctx, created)
     pool = created
   }
