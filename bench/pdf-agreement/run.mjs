@@ -8,7 +8,7 @@
 // Each reading host has a 2 GB heap; a file that stalls or kills it is counted as such.
 import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, realpathSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join, resolve as absolute } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { distance } from 'fastest-levenshtein'
 
@@ -19,7 +19,7 @@ const option = (name, fallback) => {
   const [value] = args.splice(at, 2).slice(1)
   return value
 }
-const plugin = resolve(option('--plugin', fileURLToPath(new URL('../../packages/tool-read/dist/index.js', import.meta.url))))
+const plugin = absolute(option('--plugin', fileURLToPath(new URL('../../packages/tool-read/dist/index.js', import.meta.url))))
 const out = option('--out', undefined)
 const corpus = args[0]
 if (corpus === undefined) {
@@ -62,7 +62,7 @@ function poppler(file) {
 const STALL_MS = 120_000
 function hostReads(files) {
   const results = new Map()
-  let queue = [...files]
+  const queue = [...files]
   return new Promise((resolve) => {
     const next = () => {
       if (queue.length === 0) return resolve(results)
@@ -104,7 +104,10 @@ function hostReads(files) {
 }
 
 const files = readdirSync(dir).filter((name) => name.toLowerCase().endsWith('.pdf')).sort()
-const totals = { files: files.length, pages: 0, chars: 0, ordered: 0, ourEmpty: 0, theirEmpty: 0, bothEmpty: 0, ourErrors: 0, theirErrors: 0, bothErrors: 0, rawErrors: 0, hostFailures: 0, notPdf: 0 }
+const totals = {
+  files: files.length, pages: 0, chars: 0, ordered: 0, ourEmpty: 0, theirEmpty: 0, bothEmpty: 0,
+  ourErrors: 0, theirErrors: 0, bothErrors: 0, rawErrors: 0, hostFailures: 0, notPdf: 0,
+}
 const rows = []
 const started = performance.now()
 const readings = await hostReads(files.map((name) => join(dir, name)))

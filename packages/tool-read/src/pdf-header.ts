@@ -1,4 +1,4 @@
-/** Whether a file's first bytes say PDF: `%PDF-` at the start, after junk within the first 1024 bytes, or no header before the first object. */
+/** Whether a file's first bytes say PDF: `%PDF-` at the start, after junk in the first 1024 bytes, or no header before an object. */
 
 /** Where pdf.js and poppler look for the header. */
 export const HEADER_WINDOW = 1024

@@ -1,4 +1,4 @@
-/** PDF parses off the host thread: workers with a heap limit, one kept warm; each call bounded by a memory watch and a deadline, and ended on abort and dispose. */
+/** PDF parses off the host thread: workers with a heap limit, one kept warm; each call under a memory watch and a deadline. */
 
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { FsError } from '@deepseek-ai/dsh-fs'
@@ -140,7 +140,10 @@ export class PdfParse {
   private done = false
   private readonly onAbort = (): void => { this.thread.fail(new FsError('read aborted', 'FS_ABORTED')) }
 
-  constructor(private readonly pool: PdfPool, data: Uint8Array, private readonly limits: PdfLimits, private readonly signal: AbortSignal, private readonly file: string) {
+  constructor(
+    private readonly pool: PdfPool, data: Uint8Array, private readonly limits: PdfLimits,
+    private readonly signal: AbortSignal, private readonly file: string,
+  ) {
     this.thread = pool.take(limits.memoryMB)
     this.thread.blame = (why) => why === 'memory' ? this.tooLarge() : this.crash(why)
     // Memory and time are counted from the moment the thread is loaded: its own start-up is not the file's doing.
@@ -148,7 +151,9 @@ export class PdfParse {
       if (this.done) return
       this.rssAtStart = process.memoryUsage.rss()
       const limit = limits.memoryMB * 1024 * 1024
-      const watch = setInterval(() => { if (process.memoryUsage.rss() - (this.rssAtStart ?? 0) > limit) this.thread.fail(this.tooLarge()) }, WATCH_MS)
+      const watch = setInterval(() => {
+        if (process.memoryUsage.rss() - (this.rssAtStart ?? 0) > limit) this.thread.fail(this.tooLarge())
+      }, WATCH_MS)
       const deadline = setTimeout(() => {
         this.thread.fail(new FsError(`cannot read ${file}: the PDF took more than ${limits.timeoutMs} ms to parse (pdfTimeoutMs) — read fewer pages at a time, convert it to text first (e.g. pdftotext) and read that, or raise pdfTimeoutMs in tool-read's config`, 'FS_TOO_LARGE'))
       }, limits.timeoutMs)
@@ -179,7 +184,8 @@ export class PdfParse {
     this.done = true
     this.signal.removeEventListener('abort', this.onAbort)
     for (const timer of this.timers) clearTimeout(timer)
-    if (keep && this.thread.failed === undefined && this.rssAtStart !== undefined && process.memoryUsage.rss() - this.rssAtStart < REUSE_GROWTH) {
+    const small = this.rssAtStart !== undefined && process.memoryUsage.rss() - this.rssAtStart < REUSE_GROWTH
+    if (keep && small && this.thread.failed === undefined) {
       // A page cut short may leave pdf.js still parsing it: a worker that does not close promptly is ended.
       let grace: NodeJS.Timeout | undefined
       const late = new Promise<boolean>((resolve) => { grace = setTimeout(resolve, CLOSE_GRACE_MS, false) })

@@ -1,4 +1,4 @@
-/** The PDF parse thread: pdf.js (unpdf's build, with pdfjs-dist's CMaps and standard fonts) opens the bytes it is sent and answers page requests, one document at a time. */
+/** The PDF parse thread: pdf.js (unpdf's build, pdfjs-dist's CMaps and fonts) opens the bytes it is sent and answers page requests. */
 
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'

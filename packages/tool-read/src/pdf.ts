@@ -111,7 +111,8 @@ export async function readPdf(request: ReadRequest): Promise<ReadResult> {
   const evidence = pdfEvidence(await source.head())
   const data = await bytesOf(request, evidence)
   if (data === undefined) return await asText(request, file)
-  const thread = new PdfParse(poolOf(source.ctx), data, { memoryMB: config.pdfMemoryMB, timeoutMs: config.pdfTimeoutMs }, source.exec.signal, file)
+  const limits = { memoryMB: config.pdfMemoryMB, timeoutMs: config.pdfTimeoutMs }
+  const thread = new PdfParse(poolOf(source.ctx), data, limits, source.exec.signal, file)
   let keep = false
   try {
     let total: number

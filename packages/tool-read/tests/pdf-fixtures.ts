@@ -21,7 +21,9 @@ export function assemble(objects: readonly string[], { header = '%PDF-1.4\n', tr
 const page = (resources: string) => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << ${resources} >> /Contents 4 0 R >>`
 
 /** One page whose content stream is `content` (latin1), with /F1 as `font` (object 5) and more objects from 6 on. */
-export function onePage(content: string, font: string, more: readonly string[] = [], options: { header?: string, trailer?: string } = {}): Buffer {
+type Framing = { header?: string, trailer?: string }
+
+export function onePage(content: string, font: string, more: readonly string[] = [], options: Framing = {}): Buffer {
   return assemble([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -33,7 +35,7 @@ export function onePage(content: string, font: string, more: readonly string[] =
 }
 
 /** A Helvetica page showing `text` (ASCII). */
-export function helveticaPdf(text: string, options: { header?: string, trailer?: string } = {}): Buffer {
+export function helveticaPdf(text: string, options: Framing = {}): Buffer {
   return onePage(`BT /F1 24 Tf 50 700 Td (${text}) Tj ET`, '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>', [], options)
 }
 

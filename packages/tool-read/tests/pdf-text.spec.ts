@@ -18,7 +18,8 @@ afterAll(async () => { await host.dispose() })
 async function read(name: string, bytes: Uint8Array | string, args: Record<string, unknown> = {}) {
   await writeFile(join(host.cwd, name), bytes)
   const result = await execTool(host.ctx, 'read_file', { file_path: name, ...args })
-  return { text: textOf(result), value: result.isError ? undefined : result.value, code: result.isError ? result.error.info?.code : undefined }
+  const code = result.isError ? result.error.info?.code : undefined
+  return { text: textOf(result), value: result.isError ? undefined : result.value, code }
 }
 
 const file = (name: string) => JSON.stringify(join(host.cwd, name))
