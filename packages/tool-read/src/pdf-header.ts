@@ -1,7 +1,7 @@
 /** Whether a file's first bytes say PDF: `%PDF-` at the start, after junk in the first 1024 bytes, or no header before an object. */
 
 /** Where pdf.js and poppler look for the header. */
-export const HEADER_WINDOW = 1024
+const HEADER_WINDOW = 1024
 
 /**
  * `header`: `%PDF-` opens the file, so it is a PDF. `late`: a `%PDF-n` header after other bytes;

@@ -23,7 +23,7 @@ const page = (resources: string) => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0
 /** One page whose content stream is `content` (latin1), with /F1 as `font` (object 5) and more objects from 6 on. */
 type Framing = { header?: string, trailer?: string }
 
-export function onePage(content: string, font: string, more: readonly string[] = [], options: Framing = {}): Buffer {
+function onePage(content: string, font: string, more: readonly string[] = [], options: Framing = {}): Buffer {
   return assemble([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -54,7 +54,7 @@ export function cidPdf(encoding: string, ordering: string, hex: string, subtype 
 }
 
 /** `unit` repeated to `bytes`, deflated in 1 MiB blocks (the whole never sits in memory). */
-export async function deflatedRun(unit: string, bytes: number): Promise<Buffer> {
+async function deflatedRun(unit: string, bytes: number): Promise<Buffer> {
   const deflate = createDeflate({ level: 6 })
   const parts: Buffer[] = []
   deflate.on('data', (part: Buffer) => parts.push(part))
