@@ -106,7 +106,7 @@ function hostReads(files) {
 const files = readdirSync(dir).filter((name) => name.toLowerCase().endsWith('.pdf')).sort()
 const totals = {
   files: files.length, pages: 0, chars: 0, ordered: 0, ourEmpty: 0, theirEmpty: 0, bothEmpty: 0,
-  ourErrors: 0, theirErrors: 0, bothErrors: 0, rawErrors: 0, hostFailures: 0, notPdf: 0,
+  ourErrors: 0, theirErrors: 0, bothErrors: 0, rawErrors: 0, hostFailures: 0, notPdf: 0, withText: 0, withTextChars: 0,
 }
 const rows = []
 const started = performance.now()
@@ -143,6 +143,8 @@ for (const name of files) {
       if (a.length > 0 && b.length === 0) totals.ourEmpty++
       if (a.length === 0 && b.length > 0) totals.theirEmpty++
       if (a.length === 0 && b.length === 0) totals.bothEmpty++
+      if (a.length > 0) totals.withText++
+      if (a.length > 0 && chars >= SIMILAR) totals.withTextChars++
       row.pages.push({ chars: Number(chars.toFixed(3)), ordered: Number(ordered.toFixed(3)), poppler: a.length, ours: b.length })
     }
   }
@@ -153,6 +155,7 @@ const share = (n) => `${n} (${(100 * n / Math.max(1, totals.pages)).toFixed(1)} 
 console.log(`plugin ${plugin}`)
 console.log(`${totals.files} files, ${totals.pages} pages compared (first ${PAGES} of each file pdftotext reads), ${((performance.now() - started) / 1000).toFixed(0)} s`)
 console.log(`pages agreeing (similarity >= ${SIMILAR}): by characters ${share(totals.chars)}, in order ${share(totals.ordered)}`)
+console.log(`of the ${totals.withText} pages where pdftotext finds text: ${totals.withTextChars} (${(100 * totals.withTextChars / Math.max(1, totals.withText)).toFixed(1)} %) agree by characters`)
 console.log(`pages empty here but not in pdftotext: ${totals.ourEmpty}; empty in pdftotext only: ${totals.theirEmpty}; empty in both: ${totals.bothEmpty}`)
 console.log(`files: refused here only ${totals.ourErrors}, by pdftotext only ${totals.theirErrors}, by both ${totals.bothErrors}; errors without the path (raw): ${totals.rawErrors}; files that stalled or killed the host: ${totals.hostFailures}; read as another kind (text, image): ${totals.notPdf}`)
 process.exit(0)
