@@ -68,12 +68,6 @@ describe('limits', () => {
     expect(textOf(result)).toBe(`Error: cannot read ${JSON.stringify(join(host.cwd, name))}: the PDF took more than 300 ms to parse (pdfTimeoutMs) — read fewer pages at a time, convert it to text first (e.g. pdftotext) and read that, or raise pdfTimeoutMs in tool-read's config`)
     expect(code(result)).toBe('FS_TOO_LARGE')
   }, 60_000)
-
-  it('the limits are config keys with bounds', async () => {
-    host = await bootHost()
-    const error = await host.ctx.plugin(Read, { pdfMemoryMB: 8 }).then(() => undefined, (caught: unknown) => caught)
-    expect(String(error)).toContain('pdfMemoryMB')
-  })
 })
 
 describe('abort and dispose end a parse in flight', () => {
