@@ -21,9 +21,13 @@ export type PdfRead = {
   next?: string
 }
 
-/** A PDF by its header, or perhaps one (a late or missing header): readPdf reads the latter as text when pdf.js cannot open it. */
-export function isPdf(head: Uint8Array): boolean {
-  return pdfEvidence(head) !== undefined
+/**
+ * A PDF by its header, or perhaps one (a late or missing header): readPdf reads the latter as text
+ * when pdf.js cannot open it. With an `encoding` the caller means text: only a header at the start counts.
+ */
+export function isPdf(head: Uint8Array, encoding?: string): boolean {
+  const evidence = pdfEvidence(head)
+  return encoding === undefined ? evidence !== undefined : evidence === 'header'
 }
 
 /** "2,4-6" -> [2, 4, 5, 6]: sorted, without repeats, each within 1..total. */

@@ -60,6 +60,7 @@ describe('what counts as a PDF', () => {
     const notes = '# Notes\n\nEvery PDF opens with `%PDF-1.7` and ends with %%EOF.\n'
     expect((await read('notes.md', notes)).text).toBe('1\t# Notes\n2\t\n3\tEvery PDF opens with `%PDF-1.7` and ends with %%EOF.')
     expect((await read('obj.txt', '1 0 obj is how an object starts\n')).text).toBe('1\t1 0 obj is how an object starts')
+    expect((await read('notes3.md', notes, { encoding: 'latin1' })).text).toBe('1\t# Notes\n2\t\n3\tEvery PDF opens with `%PDF-1.7` and ends with %%EOF.\n\n(Decoded from latin1. Edits must keep this encoding: edit/write would save UTF-8.)')
     expect((await read('notes2.md', notes, { pages: '1' })).text)
       .toBe(`Error: pages applies to PDF files; ${file('notes2.md')} is text — omit pages, and use offset/limit for lines`)
   })
