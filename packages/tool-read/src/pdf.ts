@@ -124,7 +124,7 @@ export async function readPdf(request: ReadRequest): Promise<ReadResult> {
       total = await thread.opened
     } catch (error) {
       if (evidence !== 'header' && error instanceof PdfError) {
-        keep = true
+        await thread.end(true)
         return await asText(request, file)
       }
       throw error
@@ -152,6 +152,8 @@ export async function readPdf(request: ReadRequest): Promise<ReadResult> {
     keep = true
     return { value: next === undefined ? value : { ...value, next }, observe: false }
   } catch (error) {
+    // A wrong `pages` is the caller's: the thread is fine to keep.
+    keep = error instanceof HarnessError
     throw pdfFailure(error, file)
   } finally {
     await thread.end(keep)
