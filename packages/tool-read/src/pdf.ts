@@ -1,9 +1,13 @@
-/** The PDF reader: text per page through pdf.js (unpdf's pure-JS build, loaded on first use), within MAX_PAGES and maxBytes. */
+/** The PDF reader: pages chosen here, their text from pdf.js in a bounded worker thread (pdf-thread.ts), within MAX_PAGES and maxBytes. */
 
+import type { Context } from '@deepseek-ai/cordis'
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { pdfEvidence, type PdfEvidence } from './pdf-header.ts'
+import { PdfError, PdfParse, PdfPool } from './pdf-thread.ts'
 import { quoted } from './quote.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
+import { readText } from './text.ts'
 import { cutToBytes } from './window.ts'
 
 const DEFAULT_PAGES = 10
@@ -17,8 +21,13 @@ export type PdfRead = {
   next?: string
 }
 
-export function isPdf(head: Uint8Array): boolean {
-  return Buffer.from(head.subarray(0, 5)).toString('latin1') === '%PDF-'
+/**
+ * A PDF by its header, or perhaps one (a late or missing header): readPdf reads the latter as text
+ * when pdf.js cannot open it. With an `encoding` the caller means text: only a header at the start counts.
+ */
+export function isPdf(head: Uint8Array, encoding?: string): boolean {
+  const evidence = pdfEvidence(head)
+  return encoding === undefined ? evidence !== undefined : evidence === 'header'
 }
 
 /** "2,4-6" -> [2, 4, 5, 6]: sorted, without repeats, each within 1..total. */
@@ -50,44 +59,83 @@ export function pageRanges(pages: readonly number[]): string {
 
 export const NO_TEXT_LAYER = '(No text layer on this page: it may be a scanned image.)'
 
-/** Items of pdf.js's getTextContent (strings, and marked content without `str`). */
-function pageText(items: readonly object[]): string {
-  let text = ''
-  for (const item of items) {
-    if ('str' in item && typeof item.str === 'string') text += item.str
-    if ('hasEOL' in item && item.hasEOL === true) text += '\n'
+/** Every failure pdf.js reports, in our shape. */
+function pdfFailure(error: unknown, file: string): unknown {
+  if (!(error instanceof PdfError)) return error
+  if (error.pdfName === 'PasswordException') {
+    return new FsError(`cannot read ${file}: the PDF is encrypted with a password — decrypt it (e.g. qpdf --decrypt) and read the copy`, 'FS_NOT_TEXT', { cause: error })
   }
-  return text.replace(/[ \t]+\n/gu, '\n').trim()
+  const reason = error.message.trim().replace(/\s+/gu, ' ').slice(0, 200) || error.pdfName
+  return new FsError(`cannot read ${file}: corrupt PDF (${reason}) — regenerate it, or read another file`, 'FS_NOT_TEXT', { cause: error })
 }
 
-export async function readPdf({ source, config, options }: ReadRequest): Promise<ReadResult> {
-  const file = JSON.stringify(source.target.displayPath)
-  const data = await source.bytes()
-  const { getDocumentProxy } = await import('unpdf')
-  let pdf
-  try {
-    // pdf.js takes ownership of (detaches) the buffer it is given: hand it a copy.
-    pdf = await getDocumentProxy(Uint8Array.from(data), { verbosity: 0, isEvalSupported: false, stopAtErrors: false })
-  } catch (error) {
-    const name = (error as { name?: unknown } | null)?.name
-    if (name === 'PasswordException') {
-      throw new FsError(`cannot read ${file}: the PDF is encrypted with a password — decrypt it (e.g. qpdf --decrypt) and read the copy`, 'FS_NOT_TEXT', { cause: error })
-    }
-    const detail = error instanceof Error ? error.message : String(error)
-    throw new FsError(`cannot read ${file}: corrupt PDF (${detail}) — regenerate it, or read another file`, 'FS_NOT_TEXT', { cause: error })
+/** A file that only looked like a PDF (a late or missing header) and is not one: the text reader's. */
+function asText(request: ReadRequest, file: string): Promise<ReadResult> {
+  if (request.options.pages !== undefined) {
+    throw new HarnessError(`pages applies to PDF files; ${file} is text — omit pages, and use offset/limit for lines`, 'INVALID_ARGS')
   }
+  return readText(request)
+}
+
+async function bytesOf(request: ReadRequest, evidence: PdfEvidence | undefined): Promise<Uint8Array | undefined> {
   try {
-    const total = pdf.numPages
+    return await request.source.bytes()
+  } catch (error) {
+    // Over maxFileBytes, a file without a proper header is not worth the doubt: it is read as text.
+    if (evidence !== 'header' && error instanceof FsError && error.code === 'FS_TOO_LARGE') return undefined
+    throw error
+  }
+}
+
+const pools = new WeakMap<Context, PdfPool>()
+
+/** The plugin instance's parse workers, ended when it is disposed. */
+function poolOf(ctx: Context): PdfPool {
+  let pool = pools.get(ctx)
+  if (pool === undefined) {
+    const created = new PdfPool()
+    try {
+      ctx.effect(() => () => {
+        created.close()
+        pools.delete(ctx)
+      }, 'read_file PDF workers')
+    } catch (error) {
+      // The plugin was disposed while this call was on its way.
+      throw new FsError('read aborted', 'FS_ABORTED', { cause: error })
+    }
+    pools.set(ctx, created)
+    pool = created
+  }
+  return pool
+}
+
+export async function readPdf(request: ReadRequest): Promise<ReadResult> {
+  const { source, config, options } = request
+  const file = JSON.stringify(source.target.displayPath)
+  const evidence = pdfEvidence(await source.head())
+  const data = await bytesOf(request, evidence)
+  if (data === undefined) return await asText(request, file)
+  const limits = { memoryMB: config.pdfMemoryMB, timeoutMs: config.pdfTimeoutMs }
+  const thread = new PdfParse(poolOf(source.ctx), data, limits, source.exec.signal, file)
+  let keep = false
+  try {
+    let total: number
+    try {
+      total = await thread.opened
+    } catch (error) {
+      if (evidence !== 'header' && error instanceof PdfError) {
+        await thread.end(true)
+        return await asText(request, file)
+      }
+      throw error
+    }
     const wanted = options.pages === undefined
       ? Array.from({ length: Math.min(DEFAULT_PAGES, total) }, (_, i) => i + 1)
       : parsePages(options.pages, total, file)
     const pages: PdfRead['pages'] = []
     let bytes = 0
     for (const number of wanted.slice(0, MAX_PAGES)) {
-      if (source.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
-      const page = await pdf.getPage(number)
-      const text = pageText((await page.getTextContent()).items)
-      page.cleanup()
+      const text = await thread.page(number, config.maxBytes)
       const size = Buffer.byteLength(text, 'utf8') + 20
       // The first page is always shown (cut if alone too large), so paging never stalls.
       if (pages.length > 0 && bytes + size > config.maxBytes) break
@@ -101,8 +149,13 @@ export async function readPdf({ source, config, options }: ReadRequest): Promise
       : last < total ? pageRanges(Array.from({ length: Math.min(span, total - last) }, (_, i) => last + 1 + i))
         : undefined
     const value = { kind: 'pdf' as const, path: source.target.displayPath, type: 'pdf' as const, pages_total: total, pages }
+    keep = true
     return { value: next === undefined ? value : { ...value, next }, observe: false }
+  } catch (error) {
+    // A wrong `pages` is the caller's: the thread is fine to keep.
+    keep = error instanceof HarnessError
+    throw pdfFailure(error, file)
   } finally {
-    await pdf.destroy()
+    await thread.end(keep)
   }
 }

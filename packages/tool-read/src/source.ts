@@ -6,8 +6,8 @@ import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { readsAreLocal } from './local-reads.ts'
 
-/** Bytes the reader table looks at. */
-const HEAD_BYTES = 64
+/** Bytes the reader table looks at (a PDF header may follow up to 1024 bytes of junk). */
+const HEAD_BYTES = 1024
 /** Bytes per local read: a whole number of the provider's 64 KiB chunks. */
 const BLOCK = 1024 * 1024
 

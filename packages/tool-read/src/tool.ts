@@ -26,8 +26,8 @@ const READERS: Readonly<Record<Kind, Reader>> = { text: readText, image: readIma
 const KIND_NAMES: Readonly<Record<Kind, string>> = { text: 'text', image: 'an image', notebook: 'a notebook', pdf: 'a PDF' }
 
 /** A PDF or an image by content whatever the name (BMP's two-byte magic only with its extension), a notebook by name, else text. */
-function pick(head: Uint8Array, path: string): Kind {
-  if (isPdf(head)) return 'pdf'
+function pick(head: Uint8Array, path: string, encoding: string | undefined): Kind {
+  if (isPdf(head, encoding)) return 'pdf'
   const sniffed = sniffImage(head)
   if (imageFormatForPath(path) !== undefined || (sniffed !== undefined && sniffed !== 'bmp')) return 'image'
   return extname(path).toLowerCase() === '.ipynb' ? 'notebook' : 'text'
@@ -112,7 +112,7 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
       try {
         const info = await statRegular(ctx, exec, target, 'list_directory')
         const source = new Source(ctx, exec, target, info, config.maxFileBytes, localPath(ctx, target))
-        const kind = pick(await source.head(), target.displayPath)
+        const kind = pick(await source.head(), target.displayPath, options.encoding)
         const file = `${JSON.stringify(target.displayPath)} is ${KIND_NAMES[kind]}`
         if (options.pages !== undefined && kind !== 'pdf') {
           throw new HarnessError(`pages applies to PDF files; ${file} — omit pages, and use offset/limit for lines`, 'INVALID_ARGS')

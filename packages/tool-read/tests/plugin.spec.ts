@@ -36,6 +36,8 @@ describe('config', () => {
       maxLineLength: 2000,
       maxBytes: 102400,
       maxFileBytes: 52428800,
+      pdfMemoryMB: 512,
+      pdfTimeoutMs: 30000,
       outsideWorkspace: 'ask',
     })
   })
@@ -46,6 +48,8 @@ describe('config', () => {
     ['a fractional maxLineLength', { maxLineLength: 1.5 }, 'maxLineLength'],
     ['a tiny maxBytes', { maxBytes: 10 }, 'maxBytes'],
     ['maxFileBytes of 0', { maxFileBytes: 0 }, 'maxFileBytes'],
+    ['pdfMemoryMB under 64', { pdfMemoryMB: 8 }, 'pdfMemoryMB'],
+    ['a fractional pdfTimeoutMs', { pdfTimeoutMs: 1.5 }, 'pdfTimeoutMs'],
     ['an unknown outsideWorkspace', { outsideWorkspace: 'sometimes' }, 'outsideWorkspace'],
     ['a toolName with spaces', { toolName: 'read file' }, 'toolName'],
   ]
