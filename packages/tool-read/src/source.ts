@@ -104,7 +104,10 @@ export class Source {
     return parts.length === 1 ? parts[0] as Buffer : Buffer.concat(parts)
   }
 
-  /** The file in order: 1 MiB local blocks up to the size when opened, else the whole file; `reuse` shares one buffer (a fresh one per block costs ~40%). */
+  /**
+   * The file in order: 1 MiB local blocks up to the size when opened, else the whole file; `reuse` shares one buffer
+   * (a fresh one per block costs ~40%).
+   */
   async *chunks(blockBytes = BLOCK, reuse = false): AsyncIterable<Buffer> {
     const handle = this.handle
     if (handle === undefined) {

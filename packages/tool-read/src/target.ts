@@ -53,8 +53,8 @@ async function notFound(
     // The name is there but leads nowhere: a dangling symlink (suggesting the name itself would send the model in a loop).
     return new FsError(`${head} (${escapeName(wanted)} is a symbolic link whose target does not exist)`, 'FS_NOT_FOUND')
   }
-  // Names as the model sees them (escaped), so a suggestion passed back reads the file.
-  const near = suggest(escapeName(wanted), names.map((entry) => escapeName(entry.name)))
+  // Shown as the model sees names (escaped), so a suggestion passed back reads the file.
+  const near = suggest(wanted, names.map((entry) => entry.name)).map(escapeName)
   return near.length > 0
     ? new FsError(`${head}. Did you mean: ${near.join(', ')}?`, 'FS_NOT_FOUND')
     : new FsError(`${head} — use ${listTool} to see what is in ${echo(parentPath)}`, 'FS_NOT_FOUND')
