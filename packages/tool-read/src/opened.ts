@@ -13,7 +13,7 @@ export interface Opened {
   stats: BigIntStats
 }
 
-export function changedError(displayPath: string): FsError {
+function changedError(displayPath: string): FsError {
   return new FsError(`cannot read ${echo(displayPath)}: it changed while it was being read (moved, or swapped for a link) — read it again`, 'FS_STALE_VERSION')
 }
 

@@ -27,7 +27,7 @@ export type NotebookValue = { kind: 'notebook', path: string, language: string, 
 export type ImageValue = { kind: 'image', path: string } & ImageRead
 export type PdfValue = { kind: 'pdf', path: string } & PdfRead
 /** Set when the file grew while it was read: the read, counts included, covers its first `from` bytes (its size when opened). */
-export type Growth = { grew?: { from: number, to: number } }
+type Growth = { grew?: { from: number, to: number } }
 export type ReadValue = (TextValue | NotebookValue | ImageValue | PdfValue) & Growth
 
 export interface ReadResult {

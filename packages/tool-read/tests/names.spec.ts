@@ -46,7 +46,7 @@ for (const [provider, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-writ
       expect(textOf(await read({ file_path: 'back\\slash.txt' }))).toBe('1\tbackslash name')
       const ansi = await read({ file_path: 'dir\u001b[2J\u202e/x.txt' })
       expect(textOf(ansi)).toContain('dir\\x1b[2J\\u{202e}/x.txt')
-      expect(textOf(ansi)).not.toMatch(/[\u001b\u202e]/u)
+      expect(textOf(ansi).includes('\u001b') || textOf(ansi).includes('\u202e')).toBe(false)
     })
 
     it('a 60,000-character file_path is echoed cut, with its length stated', async () => {
