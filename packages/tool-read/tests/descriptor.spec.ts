@@ -4,7 +4,7 @@
  * On the product's dsh-fs-sandbox and the bare dsh-fs-local.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { link, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { FsTarget } from '@deepseek-ai/dsh-fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -137,6 +137,12 @@ for (const [provider, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-writ
         await new Promise((resolve) => writer.once('exit', resolve))
         await rm(path)
       }
+    })
+
+    it('hard links are trusted: a link inside the workspace to a file outside it reads that file (README says why)', async () => {
+      // Same filesystem (both under the OS temp dir), so the link can be made.
+      await link(join(outside, 'secret.txt'), join(host.cwd, 'hard.txt'))
+      expect(textOf(await read({ file_path: 'hard.txt' }))).toBe(`1\t${SECRET}`)
     })
 
     it('a file that did not grow says nothing of it', async () => {
