@@ -122,9 +122,11 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
       const literal = await place(ctx, exec, path).catch((error: unknown) => {
         throw osError(error, echo(path))
       })
-      const decoded = unescapeName(path) === undefined || await ctx.fs.stat(literal.target, exec.signal) !== undefined
+      // Decoding is a second try: any failure of it leaves the path as written, whose errors say what is wrong.
+      const literalExists = async () => await ctx.fs.stat(literal.target, exec.signal).catch(() => undefined) !== undefined
+      const decoded = unescapeName(path) === undefined || await literalExists()
         ? undefined
-        : await placeEscaped(ctx, exec, path, literal, localPath(ctx, literal.target) !== undefined)
+        : await placeEscaped(ctx, exec, path, literal, localPath(ctx, literal.target) !== undefined).catch(() => undefined)
       if (decoded === undefined) gate.verify(exec, path, literal)
       else if (!decoded.inside && config.outsideWorkspace !== 'allow') throw outsideDecoded(ctx, path, decoded)
       const { target } = decoded ?? literal
