@@ -49,6 +49,14 @@ for (const [provider, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-writ
       expect(textOf(ansi).includes('\u001b') || textOf(ansi).includes('\u202e')).toBe(false)
     })
 
+    it('a reader\'s error names the file escaped too (a binary file, a directory)', async () => {
+      await writeFile(join(host.cwd, 'bin\u001b[2J.dat'), Buffer.from([0, 1, 2, 0, 0xff]))
+      const binary = textOf(await read({ file_path: 'bin\u001b[2J.dat' }))
+      expect(binary).toMatch(new RegExp(`^Error: cannot read "${host.cwd}/bin\\\\x1b\\[2J\\.dat": binary file`))
+      await mkdir(join(host.cwd, 'dir\u2028x'))
+      expect(textOf(await read({ file_path: 'dir\u2028x' }))).toBe(`Error: cannot read "${host.cwd}/dir\\u{2028}x": it is a directory — use list_directory to see what is in it`)
+    })
+
     it('a 60,000-character file_path is echoed cut, with its length stated', async () => {
       const text = textOf(await read({ file_path: 'y'.repeat(60_000) }))
       expect(text).toBe(`Error: cannot read "${'y'.repeat(120)}…" (60000 characters): a name in the path is too long`)
