@@ -18,7 +18,7 @@ import { renderValue } from './render.ts'
 import { localPath, Source } from './source.ts'
 import { statRegular } from './target.ts'
 import { readText } from './text.ts'
-import { echo, hasRawBytes, unescapeName } from './escape.ts'
+import { echo, hasRawBytes, shownPath, unescapeName } from './escape.ts'
 import { placeEscaped } from './escaped-path.ts'
 import { place, type OutsideGate, type Placement } from './workspace.ts'
 
@@ -158,7 +158,7 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
 /** A decoded path outside the workspace: the pre-execute gate saw only the path as written, so there was no asking. */
 function outsideDecoded(ctx: Context, path: string, placement: Placement): FsError {
   const real = ctx.fs.processPath(placement.target)
-  return new FsError(`file_path ${echo(path)} is outside the workspace ${echo(placement.root.displayPath)} (it resolves to ${echo(real)}) — read a file inside the workspace`, 'FS_PERMISSION_DENIED')
+  return new FsError(`file_path ${echo(path)} is outside the workspace ${shownPath(placement.root.displayPath)} (it resolves to ${shownPath(real)}) — read a file inside the workspace`, 'FS_PERMISSION_DENIED')
 }
 
 /** A reader's error with the path it names escaped and cut as every echo is (readers quote the path as it is). */
