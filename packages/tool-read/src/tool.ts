@@ -14,7 +14,7 @@ import { isPdf, readPdf } from './pdf.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { quoted } from './quote.ts'
 import type { Reader, ReadRequest, ReadResult, ReadValue } from './reader.ts'
-import { renderValue } from './render.ts'
+import { renderValue, withGrowth } from './render.ts'
 import { localPath, Source } from './source.ts'
 import { statRegular } from './target.ts'
 import { readText } from './text.ts'
@@ -100,7 +100,7 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
     },
     output: {
       schema: { type: 'json' },
-      render: (_args, value) => renderValue(value as ReadValue),
+      render: (_args, value) => withGrowth(renderValue(value as ReadValue), value as ReadValue),
       presentationMeta: (_args, value) => presentationMeta(value as ReadValue),
     },
     // Reads change nothing; a racing write only makes a later guarded edit fail stale.
