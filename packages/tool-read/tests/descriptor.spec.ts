@@ -91,8 +91,7 @@ for (const [provider, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-writ
       }
     })
 
-    it('a file renamed away after the check is read from what was opened only if it is still that path', async () => {
-      // Moved inside the workspace after the stat: its kernel name is no longer the checked path.
+    it('a file replaced at the checked path after the check (an atomic save): what is there when opened is read', async () => {
       await writeFile(join(host.cwd, 'm.txt'), 'moved\n')
       const restore = afterStat('/m.txt', async () => {
         await rename(join(host.cwd, 'm.txt'), join(host.cwd, 'm2.txt'))
