@@ -83,18 +83,23 @@ for (const [provider, composition] of COMPOSITIONS) {
       expect(tally.inside + tally.refused + tally.changed + tally.other).toBe(READS)
     }
 
-    it('the file itself exchanged with a symlink to the outside file', async () => {
+    it('the file itself exchanged with a symlink to the outside file (text, legacy text, a notebook read whole)', async () => {
       const dir = join(host.cwd, 'final')
       await mkdir(dir)
       await twins(dir, outside)
-      await symlink(join(outside, 'f.txt'), join(dir, 'alt.txt'))
-      await symlink(join(outside, 'f.lat'), join(dir, 'alt.lat'))
-      // Two swappers: one per encoding's file.
-      const second = await startSwapper(command, join(dir, 'f.lat'), join(dir, 'alt.lat'))
+      const notebook = (marker: string) => JSON.stringify({ metadata: {}, cells: [{ cell_type: 'markdown', source: [`${marker} cell`] }] })
+      await writeFile(join(dir, 'f.ipynb'), notebook('INSIDE'))
+      await writeFile(join(outside, 'f.ipynb'), notebook(SECRET))
+      for (const ext of ['txt', 'lat', 'ipynb']) await symlink(join(outside, `f.${ext}`), join(dir, `alt.${ext}`))
+      // One swapper per file.
+      const others = [
+        await startSwapper(command, join(dir, 'f.lat'), join(dir, 'alt.lat')),
+        await startSwapper(command, join(dir, 'f.ipynb'), join(dir, 'alt.ipynb')),
+      ]
       try {
-        await race('final component ↔ symlink', join(dir, 'f.txt'), join(dir, 'alt.txt'), ['final/f.txt', 'final/f.lat'])
+        await race('final component ↔ symlink', join(dir, 'f.txt'), join(dir, 'alt.txt'), ['final/f.txt', 'final/f.lat', 'final/f.ipynb'])
       } finally {
-        await second.stop()
+        for (const other of others) await other.stop()
       }
     }, LONG_TEST_MS)
 
