@@ -46,7 +46,10 @@ async function isPath(handle: FileHandle, real: string | Buffer): Promise<boolea
   let actual: Buffer
   try {
     actual = await readlink(`/proc/self/fd/${handle.fd}`, { encoding: 'buffer' })
-  } catch {
+  } catch (error) {
+    // Only a missing /proc (not Linux, or not mounted) falls back to the weaker check.
+    const code = (error as { code?: unknown }).code
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error
     const [own, path] = await Promise.all([handle.stat({ bigint: true }), lstat(real, { bigint: true })])
     return own.dev === path.dev && own.ino === path.ino
   }
