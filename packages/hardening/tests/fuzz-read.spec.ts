@@ -6,6 +6,7 @@ import { PDFDocument, StandardFonts } from 'pdf-lib'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as Read from '../../tool-read/src/index.ts'
+import { escapeName } from '../../tool-read/src/escape.ts'
 import { argsFor, nastyNumber, nastyString, sometimes } from '../src/arbitraries.ts'
 import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 import { makeFixture } from '../src/fixture.ts'
@@ -73,9 +74,11 @@ it('read_file: generated arguments never throw past the pipeline, hang, or give 
     const tail = typeof path === 'string' ? path.replace(/\/+$/, '').split('/').pop() ?? '' : ''
     // The value, as given or as resolved (`.` is reported as the workspace's absolute path).
     const resolved = typeof path === 'string' && !path.includes('\0') ? resolve(host.cwd, path) : ''
+    // Echoed paths are escaped (controls as \xNN …): the value may appear in that form.
+    const named = (value: string, chars: number) => value !== '' && [value, escapeName(value)].some((form) => text.includes(form.slice(0, chars)))
     const namesSomething = PARAMS.some((param) => text.includes(param))
-      || (tail !== '' && text.includes(tail.slice(0, 20)))
-      || (resolved !== '' && text.includes(resolved.slice(0, 200)))
+      || named(tail, 20)
+      || named(resolved, 200)
       || text.includes('outside the workspace')
       || text.includes('invalid arguments')
       || text.includes('must be losslessly JSON-serializable')

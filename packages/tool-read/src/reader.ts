@@ -26,7 +26,9 @@ export type TextValue = { kind: 'text', path: string } & TextRead
 export type NotebookValue = { kind: 'notebook', path: string, language: string, startCell: number, totalCells: number } & CellWindow
 export type ImageValue = { kind: 'image', path: string } & ImageRead
 export type PdfValue = { kind: 'pdf', path: string } & PdfRead
-export type ReadValue = TextValue | NotebookValue | ImageValue | PdfValue
+/** Set when the file grew while it was read: the read, counts included, covers its first `from` bytes (its size when opened). */
+type Growth = { grew?: { from: number, to: number } }
+export type ReadValue = (TextValue | NotebookValue | ImageValue | PdfValue) & Growth
 
 export interface ReadResult {
   value: ReadValue

@@ -81,3 +81,12 @@ export function renderValue(value: ReadValue): ContentBlock[] {
   const { attachmentId, ...shown } = value.attached
   return [{ type: 'text', text }, { type: 'image', attachment: { ...shown, attachmentId: AttachmentId(attachmentId) } }]
 }
+
+/** A read of a file that grew while it was read stopped at its size when opened: said last, with what the counts cover. */
+export function withGrowth(blocks: ContentBlock[], value: ReadValue): ContentBlock[] {
+  if (value.grew === undefined) return blocks
+  const note = `(The file grew from ${value.grew.from} to ${value.grew.to} bytes while it was read: this read, counts included, covers its first ${value.grew.from} bytes.)`
+  const last = blocks.at(-1)
+  if (last?.type === 'text') return [...blocks.slice(0, -1), { type: 'text', text: `${last.text}\n\n${note}` }]
+  return [...blocks, { type: 'text', text: note }]
+}

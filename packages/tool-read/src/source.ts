@@ -1,10 +1,16 @@
-/** The file's bytes: off the local disk on the fast path, else through ctx.fs (by readByteRange where it exists, else whole if need be). */
+/**
+ * The file's bytes: on the local fast path, from one descriptor opened once per call (every phase reads it, up to the
+ * size it had when opened); else through ctx.fs (by readByteRange where it exists, else whole if need be).
+ */
 
-import { open } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import { echo, fsPath } from './escape.ts'
 import { readsAreLocal } from './local-reads.ts'
+import { openChecked } from './opened.ts'
+import { notRegular } from './target.ts'
 
 /** Bytes the reader table looks at (a PDF header may follow up to 1024 bytes of junk). */
 const HEAD_BYTES = 1024
@@ -29,14 +35,43 @@ export class Source {
   private whole: Promise<Uint8Array> | undefined
   private first: Promise<Uint8Array> | undefined
 
-  constructor(
+  /** Use {@link Source.open}. On the local path `info.size` is the descriptor's size when opened: reads stop there. */
+  private constructor(
     readonly ctx: Context,
     readonly exec: ToolExecution,
     readonly target: FsTarget,
     readonly info: FsInfo,
     readonly maxFileBytes: number,
     readonly local: string | undefined,
+    private readonly handle: FileHandle | undefined,
   ) {}
+
+  /**
+   * The source of one call. `local` (a realpath, possibly with raw bytes as surrogates): open it once, proven to be
+   * that path (see opened.ts), a regular file; every read of the call then comes from that descriptor.
+   */
+  static async open(
+    ctx: Context, exec: ToolExecution, target: FsTarget, info: FsInfo, maxFileBytes: number, local: string | undefined, listTool: string,
+  ): Promise<Source> {
+    if (local === undefined) return new Source(ctx, exec, target, info, maxFileBytes, undefined, undefined)
+    const { handle, stats } = await openChecked(fsPath(local), target.displayPath)
+    if (!stats.isFile()) {
+      await handle.close()
+      throw notRegular(target, stats.isDirectory() ? 'directory' : 'other', listTool)
+    }
+    return new Source(ctx, exec, target, { ...info, size: Number(stats.size) }, maxFileBytes, local, handle)
+  }
+
+  async close(): Promise<void> {
+    await this.handle?.close()
+  }
+
+  /** The file's size now when it is larger than when opened (what was read stops at the first), else undefined. */
+  async grown(): Promise<number | undefined> {
+    if (this.handle === undefined || this.info.size === undefined) return undefined
+    const now = Number((await this.handle.stat()).size)
+    return now > this.info.size ? now : undefined
+  }
 
   /** The first bytes (read once per call), to pick a reader and find a BOM. */
   head(): Promise<Uint8Array> {
@@ -46,7 +81,7 @@ export class Source {
 
   /** Through a provider, its first range, else of its UTF-8 stream, else of the whole file (when not too large). */
   private async readHead(): Promise<Uint8Array> {
-    if (this.local !== undefined || this.ranged()) {
+    if (this.handle !== undefined || this.ranged()) {
       for await (const block of this.chunks(HEAD_BYTES)) return block
       return new Uint8Array(0)
     }
@@ -66,15 +101,15 @@ export class Source {
   bytes(): Promise<Uint8Array> {
     const size = this.info.size
     if (size !== undefined && size > this.maxFileBytes) {
-      return Promise.reject(new FsError(`cannot read "${this.target.displayPath}": ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE'))
+      return Promise.reject(new FsError(`cannot read ${echo(this.target.displayPath)}: ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE'))
     }
-    this.whole ??= this.ctx.fs.readBytes(this.target, this.exec.signal, this.maxFileBytes)
+    this.whole ??= this.handle === undefined ? this.ctx.fs.readBytes(this.target, this.exec.signal, this.maxFileBytes) : this.readWhole()
     return this.whole
   }
 
   /** Whether the bytes come in ranges through the provider (not local, and it has readByteRange). */
   ranged(): boolean {
-    return this.local === undefined && rangeReader(this.ctx.fs) !== undefined
+    return this.handle === undefined && rangeReader(this.ctx.fs) !== undefined
   }
 
   /** Through a provider: blocks by readByteRange up to the size stat gave, else the whole file in one. */
@@ -98,31 +133,39 @@ export class Source {
     }
   }
 
-  /** The file in order: 1 MiB local blocks, else the provider's; `reuse` shares one buffer (a fresh one per block costs ~40%). */
+  private async readWhole(): Promise<Uint8Array> {
+    const parts: Buffer[] = []
+    for await (const block of this.chunks()) parts.push(block)
+    return parts.length === 1 ? parts[0] as Buffer : Buffer.concat(parts)
+  }
+
+  /**
+   * The file in order: 1 MiB local blocks up to the size when opened, else the provider's; `reuse` shares one buffer
+   * (a fresh one per block costs ~40%).
+   */
   async *chunks(blockBytes = BLOCK, reuse = false): AsyncIterable<Buffer> {
-    if (this.local === undefined) {
+    const handle = this.handle
+    if (handle === undefined) {
       yield * this.providerChunks(blockBytes)
       return
     }
-    const handle = await open(this.local, 'r')
+    const end = this.info.size ?? 0
     const shared = reuse ? Buffer.allocUnsafe(blockBytes) : undefined
-    try {
-      let position = 0
-      for (;;) {
-        if (this.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
-        const block = shared ?? Buffer.allocUnsafe(blockBytes)
-        let filled = 0
-        while (filled < blockBytes) {
-          const { bytesRead } = await handle.read(block, filled, blockBytes - filled, position + filled)
-          if (bytesRead === 0) break
-          filled += bytesRead
-        }
-        if (filled > 0) yield block.subarray(0, filled)
-        position += filled
-        if (filled < blockBytes) return
+    let position = 0
+    while (position < end) {
+      if (this.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      const block = shared ?? Buffer.allocUnsafe(blockBytes)
+      const want = Math.min(blockBytes, end - position)
+      let filled = 0
+      while (filled < want) {
+        const { bytesRead } = await handle.read(block, filled, want - filled, position + filled)
+        if (bytesRead === 0) break
+        filled += bytesRead
       }
-    } finally {
-      await handle.close()
+      if (filled > 0) yield block.subarray(0, filled)
+      position += filled
+      // Shorter than asked: the file was cut while being read; what is there is all there is.
+      if (filled < want) return
     }
   }
 }

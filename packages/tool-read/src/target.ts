@@ -6,7 +6,15 @@ import { distance } from 'fastest-levenshtein'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import { echo, escapeName, fsPath, nameFromBytes } from './escape.ts'
 import { localPath } from './source.ts'
+
+/** A directory or a special file, where a regular file was wanted. */
+export function notRegular(target: FsTarget, type: 'directory' | 'other', listTool: string): FsError {
+  return type === 'directory'
+    ? new FsError(`cannot read ${echo(target.displayPath)}: it is a directory — use ${listTool} to see what is in it`, 'FS_NOT_REGULAR_FILE')
+    : new FsError(`cannot read ${echo(target.displayPath)}: not a regular file (a device, socket or pipe)`, 'FS_NOT_REGULAR_FILE')
+}
 
 /** The target's stat, or a clear error; `fastPath: false` forces the provider path (the differential test compares both). */
 export async function statRegular(
@@ -17,12 +25,7 @@ export async function statRegular(
     ctx.emit('fs/observed', target, { kind: 'absent' }, exec)
     throw await notFound(ctx, exec, target, listTool, options)
   }
-  if (info.type === 'directory') {
-    throw new FsError(`cannot read "${target.displayPath}": it is a directory — use ${listTool} to see what is in it`, 'FS_NOT_REGULAR_FILE')
-  }
-  if (info.type !== 'file') {
-    throw new FsError(`cannot read "${target.displayPath}": not a regular file (a device, socket or pipe)`, 'FS_NOT_REGULAR_FILE')
-  }
+  if (info.type !== 'file') throw notRegular(target, info.type === 'directory' ? 'directory' : 'other', listTool)
   return info
 }
 
@@ -30,43 +33,54 @@ async function notFound(
   ctx: Context, exec: ToolExecution, target: FsTarget, listTool: string, options: { fastPath?: boolean },
 ): Promise<FsError> {
   const parentPath = dirname(target.displayPath)
-  const head = `cannot read "${target.displayPath}": file not found`
-  let names: string[]
+  const head = `cannot read ${echo(target.displayPath)}: file not found`
+  let names: { name: string, link: boolean }[]
   try {
     const parent = await ctx.fs.resolve(parentPath, { signal: exec.signal })
     const info = await ctx.fs.stat(parent, exec.signal)
-    if (info?.type !== 'directory') return new FsError(`${head} (the directory ${parentPath} does not exist)`, 'FS_NOT_FOUND')
+    if (info?.type !== 'directory') return new FsError(`${head} (the directory ${echo(parentPath)} does not exist)`, 'FS_NOT_FOUND')
     const local = options.fastPath === false ? undefined : localPath(ctx, parent)
+    // The provider lists what it resolves: a listed name that stat found absent is taken for a dangling link.
     names = local === undefined
-      ? (await ctx.fs.listDir(parent, exec.signal)).map((entry) => entry.name)
+      ? (await ctx.fs.listDir(parent, exec.signal)).map((entry) => ({ name: entry.name, link: true }))
       : await localNames(local)
   } catch (error) {
     if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
     return new FsError(head, 'FS_NOT_FOUND')
   }
   const wanted = basename(target.displayPath)
-  if (names.includes(wanted)) {
+  if (names.some((entry) => entry.link && entry.name === wanted)) {
     // The name is there but leads nowhere: a dangling symlink (suggesting the name itself would send the model in a loop).
-    return new FsError(`${head} (${wanted} is a symbolic link whose target does not exist)`, 'FS_NOT_FOUND')
+    return new FsError(`${head} (${escapeName(wanted)} is a symbolic link whose target does not exist)`, 'FS_NOT_FOUND')
   }
-  const near = suggest(wanted, names)
+  // Shown as the model sees names (escaped), so a suggestion passed back reads the file.
+  const near = suggest(wanted, names.map((entry) => entry.name)).map(escapeName)
   return near.length > 0
     ? new FsError(`${head}. Did you mean: ${near.join(', ')}?`, 'FS_NOT_FOUND')
-    : new FsError(`${head} — use ${listTool} to see what is in ${parentPath}`, 'FS_NOT_FOUND')
+    : new FsError(`${head} — use ${listTool} to see what is in ${echo(parentPath)}`, 'FS_NOT_FOUND')
 }
 
-/** listDir's names by one readdir, without its realpath and stat per child; only symlinks, which can fail it, are resolved. */
-async function localNames(dir: string): Promise<string[]> {
-  const entries = await readdir(dir, { withFileTypes: true })
+/**
+ * listDir's names by one readdir of raw names (a byte that is not UTF-8 kept as a surrogate), without its realpath and
+ * stat per child; only symlinks, which can fail it, are resolved.
+ */
+async function localNames(dir: string): Promise<{ name: string, link: boolean }[]> {
+  const entries = await readdir(fsPath(dir), { withFileTypes: true, encoding: 'buffer' })
+  const names: { name: string, link: boolean }[] = []
   for (const entry of entries) {
-    if (!entry.isSymbolicLink()) continue
-    try {
-      await realpath(join(dir, entry.name))
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'ENOENT') throw error
+    const name = nameFromBytes(entry.name)
+    let link = false
+    if (entry.isSymbolicLink()) {
+      try {
+        await realpath(fsPath(join(dir, name)))
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'ENOENT') throw error
+        link = true
+      }
     }
+    names.push({ name, link })
   }
-  return entries.map((entry) => entry.name)
+  return names
 }
 
 /** Up to three names close to `wanted`: small edit distance, same stem, or a case difference. */

@@ -2,7 +2,7 @@
 
 import { extname } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
-import { FsError, type FsErrorCode } from '@deepseek-ai/dsh-fs'
+import { FsError, FsVersion, type FsErrorCode } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { JsonValue } from '@deepseek-ai/dsh-session'
 import { defineTool, type GenericCallView, type ToolDefinition, type ToolResult, type ToolResultView } from '@deepseek-ai/dsh-tools'
@@ -13,12 +13,14 @@ import { readNotebook } from './notebook.ts'
 import { isPdf, readPdf } from './pdf.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { quoted } from './quote.ts'
-import type { Reader, ReadValue } from './reader.ts'
-import { renderValue } from './render.ts'
+import type { Reader, ReadRequest, ReadResult, ReadValue } from './reader.ts'
+import { renderValue, withGrowth } from './render.ts'
 import { localPath, Source } from './source.ts'
 import { statRegular } from './target.ts'
 import { readText } from './text.ts'
-import { place, type OutsideGate } from './workspace.ts'
+import { echo, hasRawBytes, shownPath, unescapeName } from './escape.ts'
+import { placeEscaped } from './escaped-path.ts'
+import { place, type OutsideGate, type Placement } from './workspace.ts'
 
 type Kind = 'text' | 'image' | 'notebook' | 'pdf'
 
@@ -72,6 +74,19 @@ function positive(value: number | undefined, name: string, fallback: number): nu
   return value
 }
 
+/** The reader the content sniff picks, after the checks that the arguments fit it. */
+async function readAs(source: Source, config: Config, options: ReadRequest['options']): Promise<ReadResult> {
+  const kind = pick(await source.head(), source.target.displayPath, options.encoding)
+  const file = `${echo(source.target.displayPath)} is ${KIND_NAMES[kind]}`
+  if (options.pages !== undefined && kind !== 'pdf') {
+    throw new HarnessError(`pages applies to PDF files; ${file} — omit pages, and use offset/limit for lines`, 'INVALID_ARGS')
+  }
+  if (options.encoding !== undefined && kind !== 'text') {
+    throw new HarnessError(`encoding applies to text files; ${file} — omit encoding`, 'INVALID_ARGS')
+  }
+  return await READERS[kind]({ source, config, options })
+}
+
 export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
   const tool = defineTool({
     name: config.toolName,
@@ -85,7 +100,7 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
     },
     output: {
       schema: { type: 'json' },
-      render: (_args, value) => renderValue(value as ReadValue),
+      render: (_args, value) => withGrowth(renderValue(value as ReadValue), value as ReadValue),
       presentationMeta: (_args, value) => presentationMeta(value as ReadValue),
     },
     // Reads change nothing; a racing write only makes a later guarded edit fail stale.
@@ -104,34 +119,54 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
         pages: args.pages,
       }
       // The outside-workspace policy ran as a tools/pre-execute gate; check again what we open.
-      const placement = await place(ctx, exec, path).catch((error: unknown) => {
-        throw osError(error, quoted(path))
+      const literal = await place(ctx, exec, path).catch((error: unknown) => {
+        throw osError(error, echo(path))
       })
-      gate.verify(exec, path, placement)
-      const { target } = placement
+      // Decoding is a second try: any failure of it leaves the path as written, whose errors say what is wrong.
+      const literalExists = async () => await ctx.fs.stat(literal.target, exec.signal).catch(() => undefined) !== undefined
+      const decoded = unescapeName(path) === undefined || await literalExists()
+        ? undefined
+        : await placeEscaped(ctx, exec, path, literal, localPath(ctx, literal.target) !== undefined).catch(() => undefined)
+      if (decoded === undefined) gate.verify(exec, path, literal)
+      else if (!decoded.inside && config.outsideWorkspace !== 'allow') throw outsideDecoded(ctx, path, decoded)
+      const { target } = decoded ?? literal
+      // A name with bytes that are not UTF-8 exists only for node:fs: no provider stat, no observation the host could use.
+      const raw = hasRawBytes(String(target.targetKey))
       try {
-        const info = await statRegular(ctx, exec, target, 'list_directory')
-        const source = new Source(ctx, exec, target, info, config.maxFileBytes, localPath(ctx, target))
-        const kind = pick(await source.head(), target.displayPath, options.encoding)
-        const file = `${JSON.stringify(target.displayPath)} is ${KIND_NAMES[kind]}`
-        if (options.pages !== undefined && kind !== 'pdf') {
-          throw new HarnessError(`pages applies to PDF files; ${file} — omit pages, and use offset/limit for lines`, 'INVALID_ARGS')
+        const info = raw ? { version: FsVersion(''), type: 'file' as const } : await statRegular(ctx, exec, target, 'list_directory')
+        const source = await Source.open(ctx, exec, target, info, config.maxFileBytes, localPath(ctx, target), 'list_directory')
+        try {
+          const { value, observe } = await readAs(source, config, options)
+          const grown = await source.grown()
+          if (grown !== undefined) return { ...value, grew: { from: source.info.size ?? 0, to: grown } }
+          // Record what the model has now seen, so dsh-tool-fs's write/edit accept a follow-up edit.
+          if (observe && !raw) ctx.emit('fs/observed', target, { kind: 'present', version: info.version }, exec)
+          return value
+        } finally {
+          await source.close()
         }
-        if (options.encoding !== undefined && kind !== 'text') {
-          throw new HarnessError(`encoding applies to text files; ${file} — omit encoding`, 'INVALID_ARGS')
-        }
-        const { value, observe } = await READERS[kind]({ source, config, options })
-        // Record what the model has now seen, so dsh-tool-fs's write/edit accept a follow-up edit.
-        if (observe) ctx.emit('fs/observed', target, { kind: 'present', version: info.version }, exec)
-        return value
       } catch (error) {
-        throw osError(error, JSON.stringify(target.displayPath))
+        throw osError(echoed(error, target.displayPath), echo(target.displayPath))
       }
     },
     presentCall,
     presentResult,
   })
   return blanksAsAbsent(tool, ['file_path'])
+}
+
+/** A decoded path outside the workspace: the pre-execute gate saw only the path as written, so there was no asking. */
+function outsideDecoded(ctx: Context, path: string, placement: Placement): FsError {
+  const real = ctx.fs.processPath(placement.target)
+  return new FsError(`file_path ${echo(path)} is outside the workspace ${shownPath(placement.root.displayPath)} (it resolves to ${shownPath(real)}) — read a file inside the workspace`, 'FS_PERMISSION_DENIED')
+}
+
+/** A reader's error with the path it names escaped and cut as every echo is (readers quote the path as it is). */
+function echoed(error: unknown, displayPath: string): unknown {
+  const shown = echo(displayPath)
+  if (!(error instanceof Error) || shown === `"${displayPath}"`) return error
+  error.message = error.message.replaceAll(JSON.stringify(displayPath), shown).replaceAll(`"${displayPath}"`, shown)
+  return error
 }
 
 /** A raw OS error (a name too long, a symlink loop, permission denied, a vanished file) as an FsError naming the file. */

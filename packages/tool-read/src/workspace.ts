@@ -6,7 +6,7 @@ import Schema from '@deepseek-ai/schemastery'
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { PreToolDecision, ToolExecution, ToolExecutionToken } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-sandbox-policy'
-import { quoted } from './quote.ts'
+import { echo, shownPath } from './escape.ts'
 
 /** The config key, the same in both plugins. */
 export const OutsideWorkspace = Schema.union(['ask', 'allow', 'deny'] as const).default('ask')
@@ -97,7 +97,8 @@ export class OutsideGate {
 
   private reason(path: string, placement: Placement): string {
     const real = this.ctx.fs.processPath(placement.target)
-    const resolves = real === path ? '' : ` (it resolves to ${real})`
-    return `${this.argument.name} ${quoted(path)} is outside the workspace ${placement.root.displayPath}${resolves}`
+    // Escaped: a link's target is any text its maker chose, and must not forge a line.
+    const resolves = real === path ? '' : ` (it resolves to ${shownPath(real)})`
+    return `${this.argument.name} ${echo(path)} is outside the workspace ${shownPath(placement.root.displayPath)}${resolves}`
   }
 }

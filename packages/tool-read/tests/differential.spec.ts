@@ -40,10 +40,15 @@ async function both(name: string, request: WindowRequest, encoding?: string) {
   const config = { maxLineLength: request.maxLineLength, maxBytes: request.maxBytes } as Config
   const options = { offset: request.offset, limit: request.limit, ...encoding === undefined ? {} : { encoding } }
   const run = async (fastPath: boolean) => {
-    const local = fastPath ? await localPath(host.ctx, target) : undefined
+    const local = fastPath ? localPath(host.ctx, target) : undefined
     if (fastPath && local === undefined) throw new Error('the fast path does not apply')
-    return await readText({ source: new Source(host.ctx, exec, target, info, 50 * 1024 * 1024, local), config, options })
-      .then((result) => ({ value: result.value as TextValue, observe: result.observe }), (error: Error) => ({ error: `${error.constructor.name}: ${error.message}` }))
+    const source = await Source.open(host.ctx, exec, target, info, 50 * 1024 * 1024, local, 'list_directory')
+    try {
+      return await readText({ source, config, options })
+        .then((result) => ({ value: result.value as TextValue, observe: result.observe }), (error: Error) => ({ error: `${error.constructor.name}: ${error.message}` }))
+    } finally {
+      await source.close()
+    }
   }
   return { fast: await run(true), provider: await run(false) }
 }

@@ -30,14 +30,14 @@ describe('errors', () => {
   it('a missing file with no near names points to list_directory', async () => {
     const path = join(host.cwd, 'src', 'zzzzzzzz.py')
     expect((await failure({ file_path: 'src/zzzzzzzz.py' })).text).toBe(
-      `Error: cannot read "${path}": file not found — use list_directory to see what is in ${join(host.cwd, 'src')}`,
+      `Error: cannot read "${path}": file not found — use list_directory to see what is in "${join(host.cwd, 'src')}"`,
     )
   })
 
   it('a missing directory says so', async () => {
     const path = join(host.cwd, 'nope', 'a.txt')
     expect((await failure({ file_path: 'nope/a.txt' })).text).toBe(
-      `Error: cannot read "${path}": file not found (the directory ${join(host.cwd, 'nope')} does not exist)`,
+      `Error: cannot read "${path}": file not found (the directory "${join(host.cwd, 'nope')}" does not exist)`,
     )
   })
 
@@ -80,7 +80,7 @@ describe('errors', () => {
 
   it('a name too long and a symlink loop name the file, not the syscall', async () => {
     const long = 'x'.repeat(300)
-    expect(await failure({ file_path: long })).toEqual({ text: `Error: cannot read "${'x'.repeat(120)}…": a name in the path is too long`, code: 'FS_IO_ERROR' })
+    expect(await failure({ file_path: long })).toEqual({ text: `Error: cannot read "${'x'.repeat(120)}…" (300 characters): a name in the path is too long`, code: 'FS_IO_ERROR' })
     await symlink('loop-self', join(host.cwd, 'loop-self'))
     expect((await failure({ file_path: 'loop-self' })).text).toBe('Error: cannot read "loop-self": the path loops through symlinks')
   })
