@@ -54,18 +54,20 @@ function renderPdf(value: PdfValue): string {
 }
 
 function renderImage(value: ImageValue): string {
-  const head = `${FORMAT_NAMES[value.format]} image, ${value.width}x${value.height} px, ${formatBytes(value.bytes)}`
+  const animation = value.animated === undefined ? '' : `, animated (${value.animated.frames} frames)`
+  const head = `${FORMAT_NAMES[value.format]} image, ${value.width}x${value.height} px, ${formatBytes(value.bytes)}${animation}`
   const shown = value.attached
   if (shown === null) {
     const why = value.reason === 'no-image-input' ? 'the current model does not take image input' : 'no attachment store is composed'
     return `${head}. Not attached: ${why}.`
   }
+  const what = value.animated === undefined ? 'attached' : `frame ${value.animated.shown} attached`
   const size = `${shown.mediaType}, ${formatBytes(shown.bytes)}`
-  if (shown.width === value.width && shown.height === value.height) return `${head}; attached as ${size}.`
+  if (shown.width === value.width && shown.height === value.height) return `${head}; ${what} as ${size}.`
   const x = (value.width / shown.width).toFixed(2)
   const y = (value.height / shown.height).toFixed(2)
   const scale = x === y ? `multiply coordinates by ${x}` : `multiply x by ${x} and y by ${y}`
-  return `${head}; attached downscaled to ${shown.width}x${shown.height} px (${size}): ${scale} to locate features in the original.`
+  return `${head}; ${what} downscaled to ${shown.width}x${shown.height} px (${size}): ${scale} to locate features in the original.`
 }
 
 const RENDER = {

@@ -1,0 +1,167 @@
+/**
+ * BMPs decoded as a reference decoder does: each fixture in fixtures/bmp (written byte by byte by make.py)
+ * is read through read_file into the real attachment store, and the stored image must equal Pillow's
+ * decode of the same file (the .png beside it) pixel for pixel, on both compositions. Codes Pillow 9.4
+ * misreads (RLE deltas, odd RLE4 absolute runs) are checked against pixels worked out by hand.
+ */
+import { readdirSync } from 'node:fs'
+import { copyFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { deflateSync } from 'node:zlib'
+import sharp from 'sharp'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import LocalAttachmentStore from '@deepseek-ai/dsh-attachment-local'
+import type { ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
+import { execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
+import { readHost } from './harness.ts'
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'bmp')
+const BMPS = readdirSync(FIXTURES).filter((name) => name.endsWith('.bmp')).sort()
+
+async function rgba(data: Uint8Array | string): Promise<{ pixels: Buffer, width: number, height: number }> {
+  const { data: pixels, info } = await sharp(data).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
+  return { pixels, width: info.width, height: info.height }
+}
+
+/** Mean absolute difference per channel value, and the largest one. */
+function difference(a: Buffer, b: Buffer): { mean: number, max: number } {
+  let sum = 0
+  let max = 0
+  for (let i = 0; i < a.length; i++) {
+    const d = Math.abs((a[i] ?? 0) - (b[i] ?? 0))
+    sum += d
+    max = Math.max(max, d)
+  }
+  return { mean: sum / a.length, max }
+}
+
+/** A 40-byte-header BMP around `pixels` (RLE codes or rows), with a palette of `colours` (0xRRGGBB). */
+function bmpFile(width: number, height: number, bpp: number, compression: number, colours: number[], pixels: Buffer): Buffer {
+  const header = Buffer.alloc(54)
+  const table = Buffer.alloc(colours.length * 4)
+  colours.forEach((rgb, i) => table.writeUInt32LE(rgb, i * 4))
+  header.write('BM', 0, 'latin1')
+  header.writeUInt32LE(54 + table.length + pixels.length, 2)
+  header.writeUInt32LE(54 + table.length, 10)
+  header.writeUInt32LE(40, 14)
+  header.writeInt32LE(width, 18)
+  header.writeInt32LE(height, 22)
+  header.writeUInt16LE(1, 26)
+  header.writeUInt16LE(bpp, 28)
+  header.writeUInt32LE(compression, 30)
+  header.writeUInt32LE(pixels.length, 34)
+  header.writeUInt32LE(colours.length, 46)
+  return Buffer.concat([header, table, pixels])
+}
+
+/** A valid 1-bit greyscale PNG of `width`x`height` (all black), written without decoding it. */
+function blackPng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data])
+    const out = Buffer.alloc(12 + data.length)
+    out.writeUInt32LE(0, 0)
+    out.writeUInt32BE(data.length, 0)
+    body.copy(out, 4)
+    out.writeUInt32BE(crc32(body), 8 + data.length)
+    return out
+  }
+  const ihdr = Buffer.alloc(13)
+  ihdr.writeUInt32BE(width, 0)
+  ihdr.writeUInt32BE(height, 4)
+  ihdr[8] = 1
+  const rows = Buffer.alloc((1 + Math.ceil(width / 8)) * height)
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 9 })), chunk('IEND', Buffer.alloc(0)),
+  ])
+}
+
+function crc32(data: Buffer): number {
+  let crc = 0xffffffff
+  for (const byte of data) {
+    crc ^= byte
+    for (let k = 0; k < 8; k++) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1))
+  }
+  return (crc ^ 0xffffffff) >>> 0
+}
+
+for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-write' as const }], ['dsh-fs-local', {}]] as const) {
+  describe(`BMPs on ${composition}`, () => {
+    let host: Host
+    let home: string
+    beforeAll(async () => {
+      host = await readHost({}, { ...options, imageInput: true })
+      home = await makeTmpDir('dsh-home-')
+      await host.ctx.plugin(LocalAttachmentStore, { dshHome: home })
+    })
+    afterAll(async () => {
+      await host.dispose()
+      await removeTmpDir(home)
+    })
+
+    async function attached(file: string): Promise<{ text: string, ref: ImageAttachmentRef, pixels: Buffer, width: number, height: number }> {
+      const result = await execTool(host.ctx, 'read_file', { file_path: file }, { agent: host.agent() })
+      expect(result.isError, textOf(result)).toBe(false)
+      const ref = (result.content[1] as { attachment: ImageAttachmentRef }).attachment
+      const stored = await host.ctx.attachments.readImage(ref)
+      return { text: textOf(result), ref, ...await rgba(Buffer.from(stored.data)) }
+    }
+
+    for (const name of BMPS) {
+      it(`${name}: the attached image is Pillow's decode, pixel for pixel`, async () => {
+        await copyFile(join(FIXTURES, name), join(host.cwd, name))
+        const reference = await rgba(join(FIXTURES, name.replace(/\.bmp$/u, '.png')))
+        const got = await attached(name)
+        expect([got.width, got.height]).toEqual([reference.width, reference.height])
+        expect(got.text).toMatch(new RegExp(`^BMP image, ${reference.width}x${reference.height} px, .*; attached as image/png, `))
+        expect(difference(got.pixels, reference.pixels)).toEqual({ mean: 0, max: 0 })
+      })
+    }
+
+    it('RLE8 deltas and RLE4 odd absolute runs land where the codes say; skipped pixels take palette entry 0', async () => {
+      const colours = [0x000000, 0xff0000, 0x00ff00, 0x0000ff, 0xffff00]
+      const rgba = (indices: number[]) => indices.flatMap((i) => {
+        const c = colours[i] ?? -1
+        return [c >> 16, (c >> 8) & 0xff, c & 0xff, 255]
+      })
+      // 4x3 RLE8, bottom row first: two of index 1; a delta (+1, +1) to x=3 of row 1, one of index 2;
+      // EOL; an absolute run 3 4 3 (odd: one pad byte); EOB.
+      const rle8 = Buffer.from([2, 1, 0, 2, 1, 1, 1, 2, 0, 0, 0, 3, 3, 4, 3, 0, 0, 1])
+      await writeFile(join(host.cwd, 'delta8.bmp'), bmpFile(4, 3, 8, 1, colours, rle8))
+      expect([...(await attached('delta8.bmp')).pixels]).toEqual(rgba([3, 4, 3, 0, 0, 0, 0, 2, 1, 1, 0, 0]))
+      // 5x1 RLE4: an absolute run of 3 pixels in 2 bytes (1 2 | 3 _), then an encoded run of 2 of index 4.
+      const rle4 = Buffer.from([0, 3, 0x12, 0x30, 2, 0x44, 0, 1])
+      await writeFile(join(host.cwd, 'odd4.bmp'), bmpFile(5, 1, 4, 2, colours, rle4))
+      expect([...(await attached('odd4.bmp')).pixels]).toEqual(rgba([1, 2, 3, 4, 4]))
+    })
+
+    it('an OS/2 1.x BMP reports its own dimensions (16-bit fields in a 12-byte header)', async () => {
+      await copyFile(join(FIXTURES, 'core-pal8.bmp'), join(host.cwd, 'os2.bmp'))
+      const result = await execTool(host.ctx, 'read_file', { file_path: 'os2.bmp' })
+      expect(result.value).toMatchObject({ kind: 'image', format: 'bmp', width: 13, height: 7 })
+    })
+
+    it('a BMP claiming more pixels than the decode limit says which limit, before decoding', async () => {
+      // A 20 kB RLE file may claim 20000x20000: refused on its header.
+      await writeFile(join(host.cwd, 'huge.bmp'), bmpFile(20000, 20000, 8, 1, [0], Buffer.from([0, 1])))
+      const result = await execTool(host.ctx, 'read_file', { file_path: 'huge.bmp' }, { agent: host.agent() })
+      expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_TOO_LARGE')
+      expect(textOf(result)).toBe(`Error: cannot read "${join(host.cwd, 'huge.bmp')}": the BMP image is 20000x20000 px (400000000 pixels), more than the 268402689-pixel limit read_file decodes — scale it down below that`)
+    })
+
+    it('a valid PNG over the pixel limit says which limit, with the numbers, not "corrupt"', async () => {
+      await writeFile(join(host.cwd, 'huge.png'), blackPng(16400, 16400))
+      const result = await execTool(host.ctx, 'read_file', { file_path: 'huge.png' }, { agent: host.agent() })
+      expect(result.isError ? result.error.info?.code : 'no error', textOf(result)).toBe('FS_TOO_LARGE')
+      expect(textOf(result)).toBe(`Error: cannot read "${join(host.cwd, 'huge.png')}": the PNG image is 16400x16400 px (268960000 pixels), more than the 268402689-pixel limit read_file decodes — scale it down below that`)
+    })
+
+    it('a BMP in a compression read_file does not decode is a clear error naming it', async () => {
+      const png = Buffer.from(await sharp({ create: { width: 2, height: 2, channels: 3, background: '#fff' } }).png().toBuffer())
+      await writeFile(join(host.cwd, 'png-in.bmp'), bmpFile(2, 2, 0, 5, [], png))
+      expect(textOf(await execTool(host.ctx, 'read_file', { file_path: 'png-in.bmp' }))).toBe(
+        `Error: cannot read "${join(host.cwd, 'png-in.bmp')}": corrupt BMP image (PNG with 0 bits per pixel is not supported) — regenerate the image, or read another file`,
+      )
+    })
+  })
+}
