@@ -3,8 +3,8 @@
 import { basename, extname } from 'node:path'
 import sharp, { type Sharp } from 'sharp'
 import type { Context } from '@deepseek-ai/cordis'
-import { AttachmentError, type ImageMediaType } from '@deepseek-ai/dsh-attachment'
-import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
+import { AttachmentError, type AttachmentStore, type ImageMediaType } from '@deepseek-ai/dsh-attachment'
+import { FsError } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
 import { bmpInfo, decodeBmp } from './bmp.ts'
@@ -52,7 +52,7 @@ export type ImageRead = {
 }
 
 /** Whether the calling route declares image input (the gate first-party read_image uses). */
-async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<boolean> {
+export async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<boolean> {
   const routed = exec.agent?.session.requestHeader()?.config
   const provider = routed?.provider ?? exec.agent?.options.provider
   const model = routed?.model ?? exec.agent?.options.model
@@ -66,17 +66,17 @@ async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<bool
   }
 }
 
-function corrupt(target: FsTarget, format: ImageFormat, cause: unknown): FsError {
+function corrupt(displayPath: string, format: ImageFormat, cause: unknown): FsError {
   const detail = (cause instanceof Error ? cause.message.split('\n')[0] ?? '' : String(cause)).replace(/[\s:]+$/u, '')
-  return new FsError(`cannot read "${target.displayPath}": corrupt ${FORMAT_NAMES[format]} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
+  return new FsError(`cannot read "${displayPath}": corrupt ${FORMAT_NAMES[format]} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
 }
 
 /** An image over the decode limit: named, with the numbers, not called corrupt. */
-function tooManyPixels(target: FsTarget, format: ImageFormat, width: number, height: number): FsError {
-  return new FsError(`cannot read "${target.displayPath}": the ${FORMAT_NAMES[format]} image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS}-pixel limit read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
+function tooManyPixels(displayPath: string, format: ImageFormat, width: number, height: number): FsError {
+  return new FsError(`cannot read "${displayPath}": the ${FORMAT_NAMES[format]} image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS}-pixel limit read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
 }
 
-type Inspected = {
+export type Inspected = {
   /** As displayed: after the EXIF orientation. */
   width: number
   height: number
@@ -86,26 +86,26 @@ type Inspected = {
 }
 
 /** Decode fully (to a thumbnail, bounding memory) to catch a broken file; a BMP by its header (pixels only to attach). */
-async function inspect(target: FsTarget, format: ImageFormat, data: Uint8Array): Promise<Inspected> {
+export async function inspect(displayPath: string, format: ImageFormat, data: Uint8Array): Promise<Inspected> {
   let metadata
   try {
     if (format === 'bmp') {
       const { width, height } = bmpInfo(data)
-      if (width * height > MAX_DECODE_PIXELS) throw tooManyPixels(target, format, width, height)
+      if (width * height > MAX_DECODE_PIXELS) throw tooManyPixels(displayPath, format, width, height)
       return { width, height, frames: 1, convert: false }
     }
     // The header alone (sharp's limit would call a large image corrupt); the limit is checked below, by name.
     metadata = await sharp(data, { failOn: 'error', limitInputPixels: false }).metadata()
   } catch (error) {
-    throw error instanceof FsError ? error : corrupt(target, format, error)
+    throw error instanceof FsError ? error : corrupt(displayPath, format, error)
   }
   const { width, height, pages, orientation, space } = metadata
-  if (width === undefined || height === undefined) throw corrupt(target, format, new Error('no dimensions'))
-  if (width * height > MAX_DECODE_PIXELS) throw tooManyPixels(target, format, width, height)
+  if (width === undefined || height === undefined) throw corrupt(displayPath, format, new Error('no dimensions'))
+  if (width * height > MAX_DECODE_PIXELS) throw tooManyPixels(displayPath, format, width, height)
   try {
     await sharp(data, { failOn: 'error' }).resize(16, 16, { fit: 'inside' }).raw().toBuffer()
   } catch (error) {
-    throw corrupt(target, format, error)
+    throw corrupt(displayPath, format, error)
   }
   // Orientations 5-8 turn the image a quarter: displayed width and height swap.
   const turned = orientation !== undefined && orientation >= 5 && orientation <= 8
@@ -124,13 +124,13 @@ async function encode(source: Sharp, width: number, height: number, mediaType: I
 }
 
 /** A BMP's pixels for sharp, which cannot read BMP (checked against the limit by inspect). */
-function bmpSource(target: FsTarget, data: Uint8Array): Sharp {
+function bmpSource(displayPath: string, data: Uint8Array): Sharp {
   try {
     const info = bmpInfo(data)
     const { pixels, channels } = decodeBmp(data, info)
     return sharp(pixels, { raw: { width: info.width, height: info.height, channels } })
   } catch (error) {
-    throw corrupt(target, 'bmp', error)
+    throw corrupt(displayPath, 'bmp', error)
   }
 }
 
@@ -152,28 +152,37 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
     const ext = extname(target.displayPath).toLowerCase()
     throw new FsError(`cannot read "${target.displayPath}": the ${ext} extension says ${says}, but the bytes are ${what}`, 'FS_NOT_TEXT')
   }
-  const decoded = await inspect(target, format, data)
-  const { width: shownWidth, height: shownHeight, frames } = decoded
+  const decoded = await inspect(target.displayPath, format, data)
+  const { width, height, frames } = decoded
   const animation = frames > 1 ? { animated: { frames, shown: 1 } } : {}
-  const base = { kind: 'image' as const, path: target.displayPath, format, width: shownWidth, height: shownHeight, bytes: data.byteLength, ...animation }
+  const base = { kind: 'image' as const, path: target.displayPath, format, width, height, bytes: data.byteLength, ...animation }
   const attachments = ctx.get('attachments')
   if (attachments === undefined) return { value: { ...base, attached: null, reason: 'no-attachment-store' }, observe: true }
   if (!await routeTakesImages(ctx, exec)) return { value: { ...base, attached: null, reason: 'no-image-input' }, observe: true }
   if (exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
-
   const limits = attachments.imageLimits
   const byteCap = Math.min(limits.maxImageBytes, limits.maxMessageImageBytes)
+  const attached = await attachImage(attachments, target.displayPath, basename(target.displayPath), data, format, decoded, byteCap)
+  return { value: { ...base, attached }, observe: true }
+}
+
+export type Attached = NonNullable<ImageRead['attached']>
+
+/** Fit an inspected image to the store (re-encoded when it must be) and save it; `byteCap` bounds the encoded bytes. */
+export async function attachImage(attachments: AttachmentStore, displayPath: string, name: string, data: Uint8Array, format: ImageFormat,
+  decoded: Inspected, byteCap: number): Promise<Attached> {
+  const limits = attachments.imageLimits
   const mediaType = attachType(format, limits.mediaTypes)
   if (mediaType === undefined) {
-    throw new FsError(`cannot read "${target.displayPath}": the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
+    throw new FsError(`cannot read "${displayPath}": the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
   }
   const { maxImageDimension: side, maxImagePixels: pixels } = limits
   // The largest scale (≤ 1) that fits the store's per-side and pixel limits.
   let scale = Math.min(1, side / decoded.width, side / decoded.height, Math.sqrt(pixels / (decoded.width * decoded.height)))
   let out: Uint8Array = data
   // One frame of an animation, turned upright and in sRGB: what the text says is shown.
-  if (mediaType !== `image/${format}` || scale < 1 || data.byteLength > byteCap || frames > 1 || decoded.convert) {
-    const image = format === 'bmp' ? bmpSource(target, data) : sharp(data, { failOn: 'error', autoOrient: true }).toColourspace('srgb')
+  if (mediaType !== `image/${format}` || scale < 1 || data.byteLength > byteCap || decoded.frames > 1 || decoded.convert) {
+    const image = format === 'bmp' ? bmpSource(displayPath, data) : sharp(data, { failOn: 'error', autoOrient: true }).toColourspace('srgb')
     // Re-encode, shrinking further until the encoded bytes also fit the store.
     for (let attempt = 0; ; attempt++) {
       const width = Math.max(1, Math.floor(decoded.width * scale))
@@ -181,16 +190,15 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
       out = await encode(image, width, height, mediaType)
       if (out.byteLength <= byteCap) break
       if (attempt === 8) {
-        throw new FsError(`cannot read "${target.displayPath}": the image does not fit the attachment store's ${byteCap}-byte limit even downscaled`, 'FS_TOO_LARGE')
+        throw new FsError(`cannot read "${displayPath}": the image does not fit the attachment store's ${byteCap}-byte limit even downscaled`, 'FS_TOO_LARGE')
       }
       scale *= 0.7
     }
   }
-  const ref = await attachments.saveImage({ data: out, mediaType, name: basename(target.displayPath) }).catch((error: unknown) => {
+  const ref = await attachments.saveImage({ data: out, mediaType, name }).catch((error: unknown) => {
     if (!(error instanceof AttachmentError)) throw error
-    throw new FsError(`cannot read "${target.displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
+    throw new FsError(`cannot read "${displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
   })
-  const { attachmentId, mediaType: type, bytes, width, height, name } = ref
-  const attached = { attachmentId: String(attachmentId), mediaType: type, bytes, width, height, ...name === undefined ? {} : { name } }
-  return { value: { ...base, attached }, observe: true }
+  const { attachmentId, mediaType: type, bytes, width, height } = ref
+  return { attachmentId: String(attachmentId), mediaType: type, bytes, width, height, ...ref.name === undefined ? {} : { name: ref.name } }
 }

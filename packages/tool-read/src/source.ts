@@ -4,6 +4,7 @@ import { open } from 'node:fs/promises'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import { readAtMost } from './bounded-read.ts'
 import { readsAreLocal } from './local-reads.ts'
 
 /** Bytes the reader table looks at. */
@@ -53,13 +54,14 @@ export class Source {
     return (await this.bytes()).subarray(0, HEAD_BYTES)
   }
 
-  /** The whole file, at most maxFileBytes (read once per call). */
+  /** The whole file, at most maxFileBytes (read once per call; locally, up to the size fstat gives at open). */
   bytes(): Promise<Uint8Array> {
+    const tooLarge = (size: number) => new FsError(`cannot read "${this.target.displayPath}": ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
     const size = this.info.size
-    if (size !== undefined && size > this.maxFileBytes) {
-      return Promise.reject(new FsError(`cannot read "${this.target.displayPath}": ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE'))
-    }
-    this.whole ??= this.ctx.fs.readBytes(this.target, this.exec.signal, this.maxFileBytes)
+    if (size !== undefined && size > this.maxFileBytes) return Promise.reject(tooLarge(size))
+    this.whole ??= this.local !== undefined
+      ? readAtMost(this.local, this.maxFileBytes, this.exec.signal, tooLarge)
+      : this.ctx.fs.readBytes(this.target, this.exec.signal, this.maxFileBytes)
     return this.whole
   }
 
