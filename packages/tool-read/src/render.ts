@@ -45,7 +45,8 @@ function renderNotebook(value: NotebookValue): ContentBlock[] {
   const blocks: ContentBlock[] = []
   let text = header
   for (const cell of value.cells) {
-    text += `\n\n${formatCell(cell)}`
+    // After an image block, the next text block starts with its cell.
+    text += `${text === '' ? '' : '\n\n'}${formatCell(cell)}`
     for (const { image } of cell.outputs) {
       if (image?.attached == null) continue
       const { attachmentId, ...shown } = image.attached
@@ -55,9 +56,8 @@ function renderNotebook(value: NotebookValue): ContentBlock[] {
     }
   }
   const last = value.startCell + value.cells.length - 1
-  if (last < value.totalCells) text += `\n\n(Showing cells ${value.startCell}-${last} of ${value.totalCells}. Use offset=${last + 1} to continue.)`
-  const trimmed = text.replace(/^\n+/u, '')
-  if (trimmed !== '') blocks.push({ type: 'text', text: trimmed })
+  if (last < value.totalCells) text += `${text === '' ? '' : '\n\n'}(Showing cells ${value.startCell}-${last} of ${value.totalCells}. Use offset=${last + 1} to continue.)`
+  if (text !== '') blocks.push({ type: 'text', text })
   return blocks
 }
 
