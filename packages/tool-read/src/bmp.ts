@@ -60,7 +60,8 @@ export function bmpInfo(data: Uint8Array): BmpInfo {
   if (bpp <= 8) {
     const entry = core ? 3 : 4
     const used = headerSize >= 40 ? bytes.readUInt32LE(46) : 0
-    const count = Math.min(used === 0 || used > 1 << bpp ? 1 << bpp : used, Math.floor((Math.min(dataOffset, bytes.length) - tableAt) / entry))
+    const fits = Math.floor((Math.min(dataOffset, bytes.length) - tableAt) / entry)
+    const count = Math.min(used === 0 || used > 1 << bpp ? 1 << bpp : used, fits)
     for (let i = 0; i < count; i++) {
       const at = tableAt + i * entry
       palette.push(((bytes[at + 2] ?? 0) << 16) | ((bytes[at + 1] ?? 0) << 8) | (bytes[at] ?? 0))

@@ -4,7 +4,8 @@ import { open } from 'node:fs/promises'
 import { FsError } from '@deepseek-ai/dsh-fs'
 
 /** The file's bytes as of its open; `tooLarge` builds the refusal when fstat already shows more than `maxBytes`. */
-export async function readAtMost(path: string, maxBytes: number, signal: AbortSignal, tooLarge: (size: number) => FsError): Promise<Uint8Array> {
+export async function readAtMost(path: string, maxBytes: number, signal: AbortSignal,
+  tooLarge: (size: number) => FsError): Promise<Uint8Array> {
   const handle = await open(path, 'r')
   try {
     const { size } = await handle.stat()

@@ -27,6 +27,7 @@ export type NotebookCell = {
 }
 
 export type CellWindow = { cells: NotebookCell[], byteCapped: boolean }
+type ParsedWindow = { cells: ParsedCell[], byteCapped: boolean }
 
 const KNOWN_TYPES = new Set(['code', 'markdown', 'raw'])
 
@@ -53,7 +54,7 @@ export function notebookHeader(language: string, totalCells: number): string {
 }
 
 /** The cells from `offset`, at most `limit`, within `maxBytes` of text; the first always, cut when alone too large. */
-function windowCells(cells: readonly ParsedCell[], offset: number, limit: number, maxBytes: number): { cells: ParsedCell[], byteCapped: boolean } {
+function windowCells(cells: readonly ParsedCell[], offset: number, limit: number, maxBytes: number): ParsedWindow {
   const out: ParsedCell[] = []
   let bytes = 0
   for (const cell of cells.slice(offset - 1, offset - 1 + limit)) {
@@ -110,7 +111,8 @@ async function withImages(source: Source, cells: ParsedCell[]): Promise<Notebook
   const hasImages = cells.some((cell) => cell.outputs.some((entry) => entry.raster !== undefined))
   const attach = hasImages && attachments !== undefined && await routeTakesImages(source.ctx, source.exec)
   const limits = attachments?.imageLimits
-  const budget = { images: attach && limits !== undefined ? limits.maxImagesPerMessage : 0, bytes: attach && limits !== undefined ? limits.maxMessageImageBytes : 0 }
+  const on = attach && limits !== undefined
+  const budget = { images: on ? limits.maxImagesPerMessage : 0, bytes: on ? limits.maxMessageImageBytes : 0 }
   const out: NotebookCell[] = []
   for (const cell of cells) {
     const outputs: NotebookOutput[] = []

@@ -18,7 +18,7 @@ import { readHost } from './harness.ts'
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'bmp')
 const BMPS = readdirSync(FIXTURES).filter((name) => name.endsWith('.bmp')).sort()
 
-async function rgba(data: Uint8Array | string): Promise<{ pixels: Buffer, width: number, height: number }> {
+async function decodeRgba(data: Uint8Array | string): Promise<{ pixels: Buffer, width: number, height: number }> {
   const { data: pixels, info } = await sharp(data).ensureAlpha().raw().toBuffer({ resolveWithObject: true })
   return { pixels, width: info.width, height: info.height }
 }
@@ -99,18 +99,19 @@ for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-w
       await removeTmpDir(home)
     })
 
-    async function attached(file: string): Promise<{ text: string, ref: ImageAttachmentRef, pixels: Buffer, width: number, height: number }> {
+    type Attached = { text: string, ref: ImageAttachmentRef, pixels: Buffer, width: number, height: number }
+    async function attached(file: string): Promise<Attached> {
       const result = await execTool(host.ctx, 'read_file', { file_path: file }, { agent: host.agent() })
       expect(result.isError, textOf(result)).toBe(false)
       const ref = (result.content[1] as { attachment: ImageAttachmentRef }).attachment
       const stored = await host.ctx.attachments.readImage(ref)
-      return { text: textOf(result), ref, ...await rgba(Buffer.from(stored.data)) }
+      return { text: textOf(result), ref, ...await decodeRgba(Buffer.from(stored.data)) }
     }
 
     for (const name of BMPS) {
       it(`${name}: the attached image is Pillow's decode, pixel for pixel`, async () => {
         await copyFile(join(FIXTURES, name), join(host.cwd, name))
-        const reference = await rgba(join(FIXTURES, name.replace(/\.bmp$/u, '.png')))
+        const reference = await decodeRgba(join(FIXTURES, name.replace(/\.bmp$/u, '.png')))
         const got = await attached(name)
         expect([got.width, got.height]).toEqual([reference.width, reference.height])
         expect(got.text).toMatch(new RegExp(`^BMP image, ${reference.width}x${reference.height} px, .*; attached as image/png, `))

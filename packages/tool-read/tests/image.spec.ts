@@ -273,7 +273,8 @@ describe('images as a viewer shows them', () => {
     const meta = await sharp(stored).metadata()
     expect([meta.width, meta.height, meta.orientation ?? 1]).toEqual([20, 40, 1])
     // Turned a quarter clockwise: the stored left (red) half is the top.
-    const [top, bottom] = [await mean(stored, { left: 2, top: 2, width: 16, height: 16 }), await mean(stored, { left: 2, top: 22, width: 16, height: 16 })]
+    const top = await mean(stored, { left: 2, top: 2, width: 16, height: 16 })
+    const bottom = await mean(stored, { left: 2, top: 22, width: 16, height: 16 })
     expect(top.map((v, i) => Math.abs(v - [255, 0, 0][i]!) < 12)).toEqual([true, true, true])
     expect(bottom.map((v, i) => Math.abs(v - [0, 0, 255][i]!) < 12)).toEqual([true, true, true])
   })

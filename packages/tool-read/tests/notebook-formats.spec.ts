@@ -223,7 +223,9 @@ for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-w
       const result = await execTool(host.ctx, 'read_file', { file_path: 'plots.ipynb' }, { agent: host.agent() })
       expect(result.isError, textOf(result)).toBe(false)
       expect(result.content.map((block) => block.type)).toEqual(['text', 'image', 'text', 'image', 'text'])
-      const [first, image1, second, image2, last] = result.content as [{ text: string }, { attachment: ImageAttachmentRef }, { text: string }, { attachment: ImageAttachmentRef }, { text: string }]
+      type Text = { text: string }
+      type Image = { attachment: ImageAttachmentRef }
+      const [first, image1, second, image2, last] = result.content as unknown as [Text, Image, Text, Image, Text]
       expect(first.text).toMatch(/## Cell 2 \[code\]\nIn \[1\]:\n```\ncell1\(\)\n```\n\n\*\*Output:\*\*\n<Figure size 64x48>\n\[Image output: 64x48 px, attached as image\/png\]$/u)
       expect(second.text).toBe('## Cell 3 [code]\nIn [2]:\n```\ncell2()\n```\n\n**Output:**\n<Figure size 64x48>\n[Image output: 64x48 px, attached as image/jpeg]')
       expect(last.text).toBe('## Cell 4 [code]\nIn [3]:\n```\ncell3()\n```\n\n**Output:**\n<Figure size 64x48>\n[Image output: not attached, this call\'s image budget is spent; read offset=4 to see it]')
