@@ -92,50 +92,124 @@ function channel(mask: number): (pixel: number) => number {
   return max === 255 ? (pixel) => (pixel & mask) >>> shift : (pixel) => Math.floor((((pixel & mask) >>> shift) * 255) / max)
 }
 
-/** The pixels as top-down rows of RGB, or RGBA when an alpha mask is in use and not all zero. */
-export function decodeBmp(data: Uint8Array, info: BmpInfo): { pixels: Buffer, channels: 3 | 4 } {
+/** Pixels emitted between yields to the event loop (so signals and aborts are served during a large decode). */
+const YIELD_PIXELS = 1 << 20
+
+/** Where decoded rows go: straight to the output, or box-averaged over `shrink`x`shrink` blocks (memory bounded by the output). */
+class Sink {
+  readonly width: number
+  readonly height: number
+  readonly pixels: Buffer
+  private readonly sums: Uint32Array | undefined
+  private emitted = 0
+
+  constructor(private readonly source: { width: number, height: number }, readonly channels: 3 | 4, private readonly shrink: number,
+    private readonly signal: AbortSignal | undefined) {
+    this.width = Math.ceil(source.width / shrink)
+    this.height = Math.ceil(source.height / shrink)
+    this.pixels = Buffer.alloc(this.width * this.height * channels)
+    this.sums = shrink === 1 ? undefined : new Uint32Array(this.pixels.length)
+  }
+
+  /** One decoded row (y counted from the top); yields to the event loop now and then, and stops on abort. */
+  async row(y: number, row: Uint8Array): Promise<void> {
+    const { sums, channels, shrink } = this
+    if (sums === undefined) {
+      this.pixels.set(row, y * row.length)
+    } else {
+      let at = Math.floor(y / shrink) * this.width * channels
+      const four = channels === 4
+      for (let x = 0, left = shrink; x < row.length; x += channels) {
+        sums[at] += row[x] as number
+        sums[at + 1] += row[x + 1] as number
+        sums[at + 2] += row[x + 2] as number
+        if (four) sums[at + 3] += row[x + 3] as number
+        if (--left === 0) {
+          left = shrink
+          at += channels
+        }
+      }
+    }
+    this.emitted += row.length / channels
+    if (this.emitted < YIELD_PIXELS) return
+    this.emitted = 0
+    await new Promise((resolve) => setImmediate(resolve))
+    if (this.signal?.aborted === true) throw new BmpError('read aborted')
+  }
+
+  finish(): Buffer {
+    const sums = this.sums
+    if (sums === undefined) return this.pixels
+    const { shrink, channels } = this
+    for (let oy = 0; oy < this.height; oy++) {
+      const rows = Math.min(shrink, this.source.height - oy * shrink)
+      for (let ox = 0; ox < this.width; ox++) {
+        const count = rows * Math.min(shrink, this.source.width - ox * shrink)
+        const at = (oy * this.width + ox) * channels
+        for (let c = 0; c < channels; c++) this.pixels[at + c] = Math.round((sums[at + c] ?? 0) / count)
+      }
+    }
+    return this.pixels
+  }
+}
+
+export type DecodedBmp = { pixels: Buffer, width: number, height: number, channels: 3 | 4 }
+
+/**
+ * The pixels as top-down RGB rows (RGBA when an alpha mask is in use and not all zero), box-averaged by
+ * `shrink` when the caller only needs a smaller image.
+ */
+export async function decodeBmp(data: Uint8Array, info: BmpInfo, shrink = 1, signal?: AbortSignal): Promise<DecodedBmp> {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
   const { width, height, bpp, compression, topDown, dataOffset, palette, masks } = info
   const alpha = bpp >= 16 && masks[3] !== 0 && compression !== RGB
   const channels = alpha ? 4 : 3
-  const out = Buffer.alloc(width * height * channels)
-  const row = (y: number) => (topDown ? y : height - 1 - y) * width * channels
-  const put = (at: number, rgb: number) => {
-    out[at] = rgb >>> 16
-    out[at + 1] = (rgb >>> 8) & 0xff
-    out[at + 2] = rgb & 0xff
+  const sink = new Sink(info, channels, Math.max(1, Math.floor(shrink)), signal)
+  const done = (pixels: Buffer): DecodedBmp => ({ pixels, width: sink.width, height: sink.height, channels })
+  const top = (y: number) => topDown ? y : height - 1 - y
+  const out = new Uint8Array(width * channels)
+  // Palette entries as RGB bytes; indices past the palette are black.
+  const lut = new Uint8Array(256 * 3)
+  palette.forEach((rgb, i) => lut.set([rgb >>> 16, (rgb >>> 8) & 0xff, rgb & 0xff], i * 3))
+  const paint = (indices: ArrayLike<number>) => {
+    for (let x = 0; x < width; x++) {
+      const from = (indices[x] ?? 0) * 3
+      out[x * 3] = lut[from] ?? 0
+      out[x * 3 + 1] = lut[from + 1] ?? 0
+      out[x * 3 + 2] = lut[from + 2] ?? 0
+    }
   }
-  const colour = (index: number) => palette[index] ?? 0
 
   if (compression === RLE8 || compression === RLE4) {
-    // Pixels no code reaches (a delta, an early end) take palette entry 0, as Pillow leaves them.
-    for (let at = 0; at < out.length; at += 3) put(at, colour(0))
-    decodeRle(bytes, dataOffset, width, height, bpp === 4, (x, y, index) => put(row(y) + x * 3, colour(index)))
-    return { pixels: out, channels }
+    await decodeRle(bytes, dataOffset, width, height, bpp === 4, async (y, line) => {
+      paint(line)
+      await sink.row(top(y), out)
+    })
+    return done(sink.finish())
   }
   const lineBytes = stride(width, bpp)
   if (bpp <= 8) {
     const perByte = 8 / bpp
     const mask = (1 << bpp) - 1
+    const indices = new Uint8Array(width)
     for (let y = 0; y < height; y++) {
       const line = dataOffset + y * lineBytes
-      const target = row(y)
       for (let x = 0; x < width; x++) {
-        const byte = bytes[line + Math.floor(x / perByte)] ?? 0
-        put(target + x * 3, colour((byte >> (8 - bpp * ((x % perByte) + 1))) & mask))
+        indices[x] = ((bytes[line + Math.floor(x / perByte)] ?? 0) >> (8 - bpp * ((x % perByte) + 1))) & mask
       }
+      paint(indices)
+      await sink.row(top(y), out)
     }
-    return { pixels: out, channels }
+    return done(sink.finish())
   }
   const [r, g, b, a] = masks.map(channel) as [(p: number) => number, (p: number) => number, (p: number) => number, (p: number) => number]
   const step = bpp / 8
   let anyAlpha = false
   for (let y = 0; y < height; y++) {
     const line = dataOffset + y * lineBytes
-    const target = row(y)
     for (let x = 0; x < width; x++) {
       const at = line + x * step
-      const to = target + x * channels
+      const to = x * channels
       if (bpp === 24) {
         out[to] = bytes[at + 2] ?? 0
         out[to + 1] = bytes[at + 1] ?? 0
@@ -151,22 +225,35 @@ export function decodeBmp(data: Uint8Array, info: BmpInfo): { pixels: Buffer, ch
         anyAlpha ||= out[to + 3] !== 0
       }
     }
+    await sink.row(top(y), out)
   }
+  const pixels = sink.finish()
   if (alpha && !anyAlpha) {
     // An alpha channel that is zero everywhere is unused, as browsers read it (not a blank image).
-    for (let at = 3; at < out.length; at += 4) out[at] = 255
+    for (let at = 3; at < pixels.length; at += 4) pixels[at] = 255
   }
-  return { pixels: out, channels }
+  return done(pixels)
 }
 
-/** Walk RLE8/RLE4 codes from `start`, calling `set` per pixel (y counted from the bottom row); stops at the end of data. */
-function decodeRle(bytes: Buffer, start: number, width: number, height: number, four: boolean,
-  set: (x: number, y: number, index: number) => void): void {
+/**
+ * Walk RLE8/RLE4 codes from `start`, handing each row's palette indices to `flush` (y counted from the bottom) once
+ * the codes leave it; pixels no code reaches (a delta, an early end) keep index 0, as Pillow leaves them.
+ */
+async function decodeRle(bytes: Buffer, start: number, width: number, height: number, four: boolean,
+  flush: (y: number, line: Uint8Array) => Promise<void>): Promise<void> {
+  const line = new Uint8Array(width)
   let x = 0
   let y = 0
   let at = start
-  const paint = (index: number) => {
-    if (x < width && y < height) set(x, y, index)
+  const next = async (rows: number) => {
+    // Codes only move forward: a row is complete once they leave it.
+    for (let i = 0; i < rows && y < height; i++) {
+      await flush(y++, line)
+      line.fill(0)
+    }
+  }
+  const put = (index: number) => {
+    if (x < width) line[x] = index
     x++
   }
   while (at + 1 < bytes.length && y < height) {
@@ -174,24 +261,32 @@ function decodeRle(bytes: Buffer, start: number, width: number, height: number, 
     const value = bytes[at + 1] ?? 0
     at += 2
     if (count > 0) {
-      for (let i = 0; i < count; i++) paint(four ? (i % 2 === 0 ? value >> 4 : value & 0x0f) : value)
+      const from = x
+      const end = Math.min(width, from + count)
+      if (four) {
+        for (let p = from; p < end; p++) line[p] = (p - from) % 2 === 0 ? value >> 4 : value & 0x0f
+      } else if (from < end) {
+        line.fill(value, from, end)
+      }
+      x = from + count
     } else if (value === 0) {
       x = 0
-      y++
+      await next(1)
     } else if (value === 1) {
-      return
+      break
     } else if (value === 2) {
       x += bytes[at] ?? 0
-      y += bytes[at + 1] ?? 0
+      await next(bytes[at + 1] ?? 0)
       at += 2
     } else {
       // Absolute mode: `value` pixels, their bytes padded to a 16-bit boundary.
       const size = four ? Math.ceil(value / 2) : value
       for (let i = 0; i < value; i++) {
         const byte = bytes[at + (four ? i >> 1 : i)] ?? 0
-        paint(four ? (i % 2 === 0 ? byte >> 4 : byte & 0x0f) : byte)
+        put(four ? (i % 2 === 0 ? byte >> 4 : byte & 0x0f) : byte)
       }
       at += size + (size % 2)
     }
   }
+  await next(height - y)
 }

@@ -123,13 +123,13 @@ async function encode(source: Sharp, width: number, height: number, mediaType: I
   }
 }
 
-/** A BMP's pixels for sharp, which cannot read BMP (checked against the limit by inspect). */
-function bmpSource(displayPath: string, data: Uint8Array): Sharp {
+/** A BMP's pixels for sharp, which cannot read BMP (checked against the limit by inspect), box-averaged by `shrink` to bound memory. */
+async function bmpSource(displayPath: string, data: Uint8Array, shrink: number, signal: AbortSignal): Promise<Sharp> {
   try {
-    const info = bmpInfo(data)
-    const { pixels, channels } = decodeBmp(data, info)
-    return sharp(pixels, { raw: { width: info.width, height: info.height, channels } })
+    const { pixels, width, height, channels } = await decodeBmp(data, bmpInfo(data), shrink, signal)
+    return sharp(pixels, { raw: { width, height, channels } })
   } catch (error) {
+    if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
     throw corrupt(displayPath, 'bmp', error)
   }
 }
@@ -162,7 +162,7 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
   if (exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
   const limits = attachments.imageLimits
   const byteCap = Math.min(limits.maxImageBytes, limits.maxMessageImageBytes)
-  const attached = await attachImage(attachments, target.displayPath, basename(target.displayPath), data, format, decoded, byteCap)
+  const attached = await attachImage(attachments, target.displayPath, basename(target.displayPath), data, format, decoded, byteCap, exec.signal)
   return { value: { ...base, attached }, observe: true }
 }
 
@@ -170,7 +170,7 @@ export type Attached = NonNullable<ImageRead['attached']>
 
 /** Fit an inspected image to the store (re-encoded when it must be) and save it; `byteCap` bounds the encoded bytes. */
 export async function attachImage(attachments: AttachmentStore, displayPath: string, name: string, data: Uint8Array, format: ImageFormat,
-  decoded: Inspected, byteCap: number): Promise<Attached> {
+  decoded: Inspected, byteCap: number, signal: AbortSignal): Promise<Attached> {
   const limits = attachments.imageLimits
   const mediaType = attachType(format, limits.mediaTypes)
   if (mediaType === undefined) {
@@ -182,7 +182,9 @@ export async function attachImage(attachments: AttachmentStore, displayPath: str
   let out: Uint8Array = data
   // One frame of an animation, turned upright and in sRGB: what the text says is shown.
   if (mediaType !== `image/${format}` || scale < 1 || data.byteLength > byteCap || decoded.frames > 1 || decoded.convert) {
-    const image = format === 'bmp' ? bmpSource(displayPath, data) : sharp(data, { failOn: 'error', autoOrient: true }).toColourspace('srgb')
+    // A BMP is decoded no larger than needed: whole blocks of its pixels averaged down towards the fitted size.
+    const image = format === 'bmp' ? await bmpSource(displayPath, data, Math.floor(1 / scale), signal)
+      : sharp(data, { failOn: 'error', autoOrient: true }).toColourspace('srgb')
     // Re-encode, shrinking further until the encoded bytes also fit the store.
     for (let attempt = 0; ; attempt++) {
       const width = Math.max(1, Math.floor(decoded.width * scale))

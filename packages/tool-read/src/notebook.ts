@@ -93,7 +93,8 @@ async function imageOutput(source: Source, cell: ParsedCell, n: number, raster: 
     const decoded = await inspect(where, format, data)
     const limits = attachments.imageLimits
     const name = `${basename(source.target.displayPath)}-cell${cell.index}-${n}.${format === 'png' ? 'png' : 'jpg'}`
-    const attached = await attachImage(attachments, where, name, data, format, decoded, Math.min(limits.maxImageBytes, budget.bytes))
+    const byteCap = Math.min(limits.maxImageBytes, budget.bytes)
+    const attached = await attachImage(attachments, where, name, data, format, decoded, byteCap, source.exec.signal)
     budget.images--
     budget.bytes -= attached.bytes
     return { text: `[Image output: ${decoded.width}x${decoded.height} px, attached as ${attached.mediaType}${attached.width === decoded.width ? '' : ` downscaled to ${attached.width}x${attached.height} px`}]`, attached }

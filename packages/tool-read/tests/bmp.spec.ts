@@ -166,3 +166,47 @@ for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-w
     })
   })
 }
+
+describe('a large BMP', () => {
+  it('is decoded no larger than the attachment needs, with the event loop served throughout', async () => {
+    const host = await readHost({}, { sandbox: 'workspace-write', imageInput: true })
+    const home = await makeTmpDir('dsh-home-')
+    try {
+      await host.ctx.plugin(LocalAttachmentStore, { dshHome: home })
+      // 10000x8000 (80 M pixels) in 1.4 MB of RLE8: the top half red, the bottom half blue.
+      const [width, height] = [10_000, 8000]
+      const row = (index: number) => {
+        const codes: number[] = []
+        for (let left = width; left > 0; left -= 250) codes.push(Math.min(250, left), index)
+        return [...codes, 0, 0]
+      }
+      const rows = Array.from({ length: height }, (_, y) => row(y < height / 2 ? 2 : 1)).flat()
+      await writeFile(join(host.cwd, 'big.bmp'), bmpFile(width, height, 8, 1, [0, 0xff0000, 0x0000ff], Buffer.from([...rows, 0, 1])))
+      let ticks = 0
+      const ticker = setInterval(() => { ticks++ }, 20)
+      const before = process.memoryUsage().rss
+      let peak = before
+      const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 10)
+      let result
+      try {
+        result = await execTool(host.ctx, 'read_file', { file_path: 'big.bmp' }, { agent: host.agent() })
+      } finally {
+        clearInterval(ticker)
+        clearInterval(sampler)
+      }
+      expect(result.isError, textOf(result)).toBe(false)
+      const ref = (result.content[1] as { attachment: ImageAttachmentRef }).attachment
+      expect(ref.width / ref.height).toBeCloseTo(width / height, 2)
+      const got = await decodeRgba(Buffer.from((await host.ctx.attachments.readImage(ref)).data))
+      const at = (x: number, y: number) => [...got.pixels.subarray((y * got.width + x) * 4, (y * got.width + x) * 4 + 3)]
+      expect([at(10, 10), at(got.width - 10, got.height - 10)]).toEqual([[255, 0, 0], [0, 0, 255]])
+      // Decoded whole, the RGB pixels alone would take 240 MB (and sharp's copy as much again).
+      expect((peak - before) / 2 ** 20).toBeLessThan(200)
+      // The host's timers (and its signal handlers) ran during the decode.
+      expect(ticks).toBeGreaterThan(1)
+    } finally {
+      await host.dispose()
+      await removeTmpDir(home)
+    }
+  }, 60_000)
+})
