@@ -120,10 +120,10 @@ class Sink {
       let at = Math.floor(y / shrink) * this.width * channels
       const four = channels === 4
       for (let x = 0, left = shrink; x < row.length; x += channels) {
-        sums[at] += row[x] as number
-        sums[at + 1] += row[x + 1] as number
-        sums[at + 2] += row[x + 2] as number
-        if (four) sums[at + 3] += row[x + 3] as number
+        sums[at] = (sums[at] ?? 0) + (row[x] ?? 0)
+        sums[at + 1] = (sums[at + 1] ?? 0) + (row[x + 1] ?? 0)
+        sums[at + 2] = (sums[at + 2] ?? 0) + (row[x + 2] ?? 0)
+        if (four) sums[at + 3] = (sums[at + 3] ?? 0) + (row[x + 3] ?? 0)
         if (--left === 0) {
           left = shrink
           at += channels
@@ -245,12 +245,14 @@ async function decodeRle(bytes: Buffer, start: number, width: number, height: nu
   let x = 0
   let y = 0
   let at = start
-  const next = async (rows: number) => {
-    // Codes only move forward: a row is complete once they leave it.
-    for (let i = 0; i < rows && y < height; i++) {
-      await flush(y++, line)
+  /** Codes only move forward: a row is complete once they leave it. Returns the row they are on. */
+  const leave = async (from: number, rows: number): Promise<number> => {
+    const to = Math.min(height, from + rows)
+    for (let row = from; row < to; row++) {
+      await flush(row, line)
       line.fill(0)
     }
+    return to
   }
   const put = (index: number) => {
     if (x < width) line[x] = index
@@ -271,12 +273,12 @@ async function decodeRle(bytes: Buffer, start: number, width: number, height: nu
       x = from + count
     } else if (value === 0) {
       x = 0
-      await next(1)
+      y = await leave(y, 1)
     } else if (value === 1) {
       break
     } else if (value === 2) {
       x += bytes[at] ?? 0
-      await next(bytes[at + 1] ?? 0)
+      y = await leave(y, bytes[at + 1] ?? 0)
       at += 2
     } else {
       // Absolute mode: `value` pixels, their bytes padded to a 16-bit boundary.
@@ -288,5 +290,5 @@ async function decodeRle(bytes: Buffer, start: number, width: number, height: nu
       at += size + (size % 2)
     }
   }
-  await next(height - y)
+  await leave(y, height - y)
 }

@@ -162,7 +162,8 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
   if (exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
   const limits = attachments.imageLimits
   const byteCap = Math.min(limits.maxImageBytes, limits.maxMessageImageBytes)
-  const attached = await attachImage(attachments, target.displayPath, basename(target.displayPath), data, format, decoded, byteCap, exec.signal)
+  const name = basename(target.displayPath)
+  const attached = await attachImage(attachments, target.displayPath, name, data, format, decoded, byteCap, exec.signal)
   return { value: { ...base, attached }, observe: true }
 }
 
