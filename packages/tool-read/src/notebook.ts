@@ -1,6 +1,7 @@
 /** The notebook reader: validated JSON (a malformed one is an error saying what is wrong), cells in the seed's layout, plots attached. */
 
 import { basename } from 'node:path'
+import type { AttachmentStore } from '@deepseek-ai/dsh-attachment'
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { attachImage, inspect, routeTakesImages, sniffImage, type Attached } from './image.ts'
 import { MalformedNotebook, parseNotebook, type ParsedCell, type ParsedOutput, type RasterType } from './notebook-format.ts'
@@ -76,14 +77,13 @@ function cutCell(cell: ParsedCell, maxBytes: number): ParsedCell {
 }
 
 /** What the call may still attach: the store's per-message image count and bytes. */
-type ImageBudget = { images: number, bytes: number }
+type ImageBudget = { store: AttachmentStore, images: number, bytes: number }
 
 /** One image output: attached within the budget, else its marker says why not. */
 async function imageOutput(source: Source, cell: ParsedCell, n: number, raster: NonNullable<ParsedOutput['raster']>,
   budget: ImageBudget): Promise<{ text: string, attached: Attached | null }> {
-  const attachments = source.ctx.get('attachments')
-  if (attachments === undefined || budget.images <= 0 || budget.bytes <= 0) {
-    return { text: budget.images <= 0 || budget.bytes <= 0 ? `[Image output: not attached, this call's image budget is spent; read offset=${cell.index} to see it]` : '[Image output]', attached: null }
+  if (budget.images <= 0 || budget.bytes <= 0) {
+    return { text: `[Image output: not attached, this call's image budget is spent; read offset=${cell.index} to see it]`, attached: null }
   }
   const format = raster.mediaType === 'image/png' ? 'png' : 'jpeg'
   const data = Buffer.from(raster.base64.replace(/\s+/gu, ''), 'base64')
@@ -91,16 +91,16 @@ async function imageOutput(source: Source, cell: ParsedCell, n: number, raster: 
   try {
     if (sniffImage(data) !== format) throw new Error(`the bytes are not ${raster.mediaType}`)
     const decoded = await inspect(where, format, data)
-    const limits = attachments.imageLimits
     const name = `${basename(source.target.displayPath)}-cell${cell.index}-${n}.${format === 'png' ? 'png' : 'jpg'}`
-    const byteCap = Math.min(limits.maxImageBytes, budget.bytes)
-    const attached = await attachImage(attachments, where, name, data, format, decoded, byteCap, source.exec.signal)
+    const byteCap = Math.min(budget.store.imageLimits.maxImageBytes, budget.bytes)
+    const attached = await attachImage(budget.store, where, name, data, format, decoded, byteCap, source.exec.signal)
     budget.images--
     budget.bytes -= attached.bytes
-    return { text: `[Image output: ${decoded.width}x${decoded.height} px, attached as ${attached.mediaType}${attached.width === decoded.width ? '' : ` downscaled to ${attached.width}x${attached.height} px`}]`, attached }
+    const scaled = attached.width === decoded.width ? '' : ` downscaled to ${attached.width}x${attached.height} px`
+    return { text: `[Image output: ${decoded.width}x${decoded.height} px, attached as ${attached.mediaType}${scaled}]`, attached }
   } catch (error) {
-    if (!(error instanceof FsError || error instanceof Error)) throw error
-    if (error instanceof FsError && error.code === 'FS_ABORTED') throw error
+    // One plot that cannot be attached is described; the notebook is still read.
+    if (!(error instanceof Error) || (error instanceof FsError && error.code === 'FS_ABORTED')) throw error
     const reason = error.message.replace(/^cannot read "[^"]*": /u, '')
     return { text: `[Image output: not attached (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason})]`, attached: null }
   }
@@ -108,18 +108,17 @@ async function imageOutput(source: Source, cell: ParsedCell, n: number, raster: 
 
 /** The window's cells for the value: image outputs attached in order while the budget lasts (when the route takes images). */
 async function withImages(source: Source, cells: ParsedCell[]): Promise<NotebookCell[]> {
-  const attachments = source.ctx.get('attachments')
+  const store = source.ctx.get('attachments')
   const hasImages = cells.some((cell) => cell.outputs.some((entry) => entry.raster !== undefined))
-  const attach = hasImages && attachments !== undefined && await routeTakesImages(source.ctx, source.exec)
-  const limits = attachments?.imageLimits
-  const on = attach && limits !== undefined
-  const budget = { images: on ? limits.maxImagesPerMessage : 0, bytes: on ? limits.maxMessageImageBytes : 0 }
+  const budget = store !== undefined && hasImages && await routeTakesImages(source.ctx, source.exec)
+    ? { store, images: store.imageLimits.maxImagesPerMessage, bytes: store.imageLimits.maxMessageImageBytes }
+    : undefined
   const out: NotebookCell[] = []
   for (const cell of cells) {
     const outputs: NotebookOutput[] = []
     let n = 0
     for (const { raster, ...entry } of cell.outputs) {
-      if (raster === undefined || !attach) {
+      if (raster === undefined || budget === undefined) {
         outputs.push(raster === undefined ? entry : { ...entry, image: { mediaType: raster.mediaType, attached: null } })
         continue
       }

@@ -244,6 +244,16 @@ for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-w
       expect(again.content.map((block) => block.type)).toEqual(['text', 'image'])
     })
 
+    it('an nbformat 3 plot (its "png" key) is attached too', async () => {
+      await writeFile(join(host.cwd, 'old.ipynb'), JSON.stringify(v3(await plot('png'))))
+      const result = await execTool(host.ctx, 'read_file', { file_path: 'old.ipynb', offset: 4, limit: 1 }, { agent: host.agent() })
+      // The cell, its plot, then the continuation footer.
+      expect(result.content.map((block) => block.type)).toEqual(['text', 'image', 'text'])
+      expect(textOf(result)).toContain('<matplotlib.figure.Figure>\n[Image output: 64x48 px, attached as image/png]')
+      const ref = (result.content[1] as { attachment: ImageAttachmentRef }).attachment
+      expect(await pixelsOf(ref)).toEqual({ left: [255, 0, 0], right: [0, 0, 255] })
+    })
+
     it('a plot that does not decode is described, and the notebook still read', async () => {
       const broken = (await plot('png')).subarray(0, 60)
       await writeFile(join(host.cwd, 'broken.ipynb'), withCells([code(1, [display('image/png', broken)])]))
