@@ -1,7 +1,7 @@
 /** A BMP decoder: Windows 3.x–V5 and OS/2 1.x/2.x headers; 1/4/8-bit palettes, RLE4/RLE8, 16/24/32-bit (bitfields). */
 
 /** A BMP this decoder cannot take, with the reason as the message. */
-export class BmpError extends Error {}
+class BmpError extends Error {}
 
 const RGB = 0
 const RLE8 = 1

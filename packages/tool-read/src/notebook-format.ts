@@ -43,7 +43,7 @@ function multiline(value: unknown, where: string): string {
 }
 
 /** Terminal escapes (colours in IPython tracebacks, cursor moves in progress output) removed. */
-export function stripAnsi(text: string): string {
+function stripAnsi(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]/gu, '')
 }

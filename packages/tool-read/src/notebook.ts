@@ -9,7 +9,7 @@ import type { ReadRequest, ReadResult } from './reader.ts'
 import type { Source } from './source.ts'
 import { cutToBytes } from './window.ts'
 
-export type NotebookOutput = {
+type NotebookOutput = {
   type: string
   text: string
   /** A PNG/JPEG output: attached (to the store's limits) when the route takes images and the call's image budget lasts. */
