@@ -131,6 +131,33 @@ class Sink {
       }
     }
     this.emitted += row.length / channels
+    await this.pause()
+  }
+
+  /** `count` equal rows from `y` (counted from the top), at the cost of the output rows they cover. */
+  async rows(y: number, count: number, row: Uint8Array): Promise<void> {
+    const { sums, channels, shrink } = this
+    if (sums === undefined) {
+      for (let i = 0; i < count; i++) this.pixels.set(row, (y + i) * row.length)
+      this.emitted += count * (row.length / channels)
+    } else {
+      // The row's sum per output column, added once per output row, times the source rows it covers there.
+      const columns = new Uint32Array(this.width * channels)
+      for (let x = 0; x < row.length; x += channels) {
+        const at = Math.floor(x / channels / shrink) * channels
+        for (let c = 0; c < channels; c++) columns[at + c] = (columns[at + c] ?? 0) + (row[x + c] ?? 0)
+      }
+      for (let oy = Math.floor(y / shrink); oy * shrink < y + count; oy++) {
+        const covered = Math.min(y + count, (oy + 1) * shrink) - Math.max(y, oy * shrink)
+        const base = oy * this.width * channels
+        for (let i = 0; i < columns.length; i++) sums[base + i] = (sums[base + i] ?? 0) + (columns[i] ?? 0) * covered
+      }
+      this.emitted += Math.ceil(count / shrink) * this.width
+    }
+    await this.pause()
+  }
+
+  private async pause(): Promise<void> {
     if (this.emitted < YIELD_PIXELS) return
     this.emitted = 0
     await new Promise((resolve) => setImmediate(resolve))
@@ -181,10 +208,15 @@ export async function decodeBmp(data: Uint8Array, info: BmpInfo, shrink = 1, sig
   }
 
   if (compression === RLE8 || compression === RLE4) {
-    await decodeRle(bytes, dataOffset, width, height, bpp === 4, async (y, line) => {
+    const flush = async (y: number, line: Uint8Array) => {
       paint(line)
       await sink.row(top(y), out)
-    })
+    }
+    const blank = async (from: number, rows: number) => {
+      paint(new Uint8Array(width))
+      await sink.rows(topDown ? from : height - from - rows, rows, out)
+    }
+    await decodeRle(bytes, dataOffset, width, height, bpp === 4, flush, blank)
     return done(sink.finish())
   }
   const lineBytes = stride(width, bpp)
@@ -237,10 +269,10 @@ export async function decodeBmp(data: Uint8Array, info: BmpInfo, shrink = 1, sig
 
 /**
  * Walk RLE8/RLE4 codes from `start`, handing each row's palette indices to `flush` (y counted from the bottom) once
- * the codes leave it; pixels no code reaches (a delta, an early end) keep index 0, as Pillow leaves them.
+ * the codes leave it, and runs of rows no code reaches to `blank`; pixels no code reaches keep index 0, as Pillow leaves them.
  */
 async function decodeRle(bytes: Buffer, start: number, width: number, height: number, four: boolean,
-  flush: (y: number, line: Uint8Array) => Promise<void>): Promise<void> {
+  flush: (y: number, line: Uint8Array) => Promise<void>, blank: (from: number, rows: number) => Promise<void>): Promise<void> {
   const line = new Uint8Array(width)
   let x = 0
   let y = 0
@@ -248,10 +280,11 @@ async function decodeRle(bytes: Buffer, start: number, width: number, height: nu
   /** Codes only move forward: a row is complete once they leave it. Returns the row they are on. */
   const leave = async (from: number, rows: number): Promise<number> => {
     const to = Math.min(height, from + rows)
-    for (let row = from; row < to; row++) {
-      await flush(row, line)
-      line.fill(0)
-    }
+    if (from >= to) return from
+    await flush(from, line)
+    line.fill(0)
+    // A header may claim millions of rows the data never reaches: those cost the output's size, not the claim's.
+    if (to - from > 1) await blank(from + 1, to - from - 1)
     return to
   }
   const put = (index: number) => {

@@ -4,7 +4,7 @@
  * decode of the same file (the .png beside it) pixel for pixel, on both compositions. Codes Pillow 9.4
  * misreads (RLE deltas, odd RLE4 absolute runs) are checked against pixels worked out by hand.
  */
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { copyFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { deflateSync } from 'node:zlib'
@@ -118,6 +118,34 @@ for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-w
         expect(difference(got.pixels, reference.pixels)).toEqual({ mean: 0, max: 0 })
       })
     }
+
+    it('150 damaged BMPs (fixtures with bytes overwritten, seeded): each an image or a clear error, never a throw', async () => {
+      let seed = 22
+      const random = (below: number) => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31
+        return seed % below
+      }
+      const outcomes = { images: 0, errors: 0 }
+      for (let i = 0; i < 150; i++) {
+        const bytes = Buffer.from(readFileSync(join(FIXTURES, BMPS[i % BMPS.length] ?? '')))
+        // Headers and palettes are where a decoder trusts numbers: hit the first 80 bytes most.
+        for (let k = 0; k < 1 + random(4); k++) {
+          bytes[random(3) === 0 ? random(bytes.length) : random(Math.min(80, bytes.length))] = random(256)
+        }
+        await writeFile(join(host.cwd, 'damaged.bmp'), bytes)
+        const result = await execTool(host.ctx, 'read_file', { file_path: 'damaged.bmp' }, { agent: host.agent() })
+        if (result.isError) {
+          expect(textOf(result)).toMatch(/^Error: cannot read "[^"]+": (corrupt BMP image \(.+\) — regenerate|the BMP image is \d+x\d+ px|the \.bmp extension says BMP, but)/u)
+          outcomes.errors++
+        } else {
+          expect(textOf(result)).toMatch(/^BMP image, \d+x\d+ px, /u)
+          outcomes.images++
+        }
+      }
+      expect(outcomes.images + outcomes.errors).toBe(150)
+      expect(outcomes.images).toBeGreaterThan(20)
+      expect(outcomes.errors).toBeGreaterThan(10)
+    }, 120_000)
 
     it('RLE8 deltas and RLE4 odd absolute runs land where the codes say; skipped pixels take palette entry 0', async () => {
       const colours = [0x000000, 0xff0000, 0x00ff00, 0x0000ff, 0xffff00]
