@@ -158,6 +158,11 @@ for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-w
       const rle8 = Buffer.from([2, 1, 0, 2, 1, 1, 1, 2, 0, 0, 0, 3, 3, 4, 3, 0, 0, 1])
       await writeFile(join(host.cwd, 'delta8.bmp'), bmpFile(4, 3, 8, 1, colours, rle8))
       expect([...(await attached('delta8.bmp')).pixels]).toEqual(rgba([3, 4, 3, 0, 0, 0, 0, 2, 1, 1, 0, 0]))
+      // 3x5 RLE8: one bottom row, then a delta 4 rows up past the top: the rest is palette entry 0.
+      const early = Buffer.from([3, 4, 0, 2, 0, 4, 0, 1])
+      await writeFile(join(host.cwd, 'early.bmp'), bmpFile(3, 5, 8, 1, colours.map((c, i) => i === 0 ? 0x00ff00 : c), early))
+      const green = [0, 255, 0, 255]
+      expect([...(await attached('early.bmp')).pixels]).toEqual([...Array.from({ length: 12 }, () => green).flat(), ...rgba([4, 4, 4])])
       // 5x1 RLE4: an absolute run of 3 pixels in 2 bytes (1 2 | 3 _), then an encoded run of 2 of index 4.
       const rle4 = Buffer.from([0, 3, 0x12, 0x30, 2, 0x44, 0, 1])
       await writeFile(join(host.cwd, 'odd4.bmp'), bmpFile(5, 1, 4, 2, colours, rle4))
@@ -228,6 +233,13 @@ describe('a large BMP', () => {
       const got = await decodeRgba(Buffer.from((await host.ctx.attachments.readImage(ref)).data))
       const at = (x: number, y: number) => [...got.pixels.subarray((y * got.width + x) * 4, (y * got.width + x) * 4 + 3)]
       expect([at(10, 10), at(got.width - 10, got.height - 10)]).toEqual([[255, 0, 0], [0, 0, 255]])
+      // The same claim with one coded row, then the end: the other 7999 rows cost the output's rows, not 80 M pixels.
+      const sparse = Buffer.concat([bmpFile(width, height, 8, 1, [0x00ff00, 0xff0000], Buffer.from([...row(1), 0, 1]))])
+      await writeFile(join(host.cwd, 'sparse.bmp'), sparse)
+      const thin = await execTool(host.ctx, 'read_file', { file_path: 'sparse.bmp' }, { agent: host.agent() })
+      const thinRef = (thin.content[1] as { attachment: ImageAttachmentRef }).attachment
+      const blank = await decodeRgba(Buffer.from((await host.ctx.attachments.readImage(thinRef)).data))
+      expect([...blank.pixels.subarray(0, 3)]).toEqual([0, 255, 0])
       // Decoded whole, the RGB pixels alone would take 240 MB (and sharp's copy as much again).
       expect((peak - before) / 2 ** 20).toBeLessThan(200)
       // The host's timers (and its signal handlers) ran during the decode.
