@@ -4,6 +4,7 @@
  * decode of the same file (the .png beside it) pixel for pixel, on both compositions. Codes Pillow 9.4
  * misreads (RLE deltas, odd RLE4 absolute runs) are checked against pixels worked out by hand.
  */
+import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { copyFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -199,6 +200,27 @@ for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-w
     })
   })
 }
+
+/** A Python with Pillow, where one is installed (Debian's python3-pil is at /usr/bin/python3). */
+const PILLOW = ['/usr/bin/python3', 'python3'].find((python) => spawnSync(python, ['-c', 'import PIL'], { stdio: 'ignore' }).status === 0)
+
+describe('the fixtures', () => {
+  it.skipIf(PILLOW === undefined)('are what make.py writes, and their references are what Pillow decodes now', async () => {
+    const dir = await makeTmpDir('bmp-fixtures-')
+    try {
+      await copyFile(join(FIXTURES, 'make.py'), join(dir, 'make.py'))
+      expect(spawnSync(PILLOW ?? '', [join(dir, 'make.py')], { encoding: 'utf8' }).status).toBe(0)
+      for (const name of BMPS) {
+        expect(readFileSync(join(dir, name)).equals(readFileSync(join(FIXTURES, name))), name).toBe(true)
+        const png = name.replace(/\.bmp$/u, '.png')
+        const [made, committed] = [await decodeRgba(join(dir, png)), await decodeRgba(join(FIXTURES, png))]
+        expect(made.pixels.equals(committed.pixels), png).toBe(true)
+      }
+    } finally {
+      await removeTmpDir(dir)
+    }
+  })
+})
 
 describe('a large BMP', () => {
   it('is decoded no larger than the attachment needs, with the event loop served throughout', async () => {
