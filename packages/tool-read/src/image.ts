@@ -13,6 +13,9 @@ import type { ReadRequest, ReadResult } from './reader.ts'
 /** The most pixels decoded: sharp's own input limit, applied to BMP too. */
 const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
 
+/** The widest BMP decoded: it is decoded a row at a time, so a row's width bounds the memory a decode takes. */
+const MAX_BMP_WIDTH = 65_536
+
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp'
 
 const IMAGE_EXTENSIONS: Readonly<Record<string, ImageFormat>> = {
@@ -92,6 +95,9 @@ export async function inspect(displayPath: string, format: ImageFormat, data: Ui
     if (format === 'bmp') {
       const { width, height } = bmpInfo(data)
       if (width * height > MAX_DECODE_PIXELS) throw tooManyPixels(displayPath, format, width, height)
+      if (width > MAX_BMP_WIDTH) {
+        throw new FsError(`cannot read "${displayPath}": the BMP image is ${width} px wide, more than the ${MAX_BMP_WIDTH} px read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
+      }
       return { width, height, frames: 1, convert: false }
     }
     // The header alone (sharp's limit would call a large image corrupt); the limit is checked below, by name.

@@ -182,6 +182,10 @@ for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-w
       const result = await execTool(host.ctx, 'read_file', { file_path: 'huge.bmp' }, { agent: host.agent() })
       expect(result.isError ? result.error.info?.code : 'no error').toBe('FS_TOO_LARGE')
       expect(textOf(result)).toBe(`Error: cannot read "${join(host.cwd, 'huge.bmp')}": the BMP image is 20000x20000 px (400000000 pixels), more than the 268402689-pixel limit read_file decodes — scale it down below that`)
+      // Within the pixel limit, but one row would take 400 MB to decode.
+      await writeFile(join(host.cwd, 'wide.bmp'), bmpFile(100_000_000, 2, 8, 1, [0], Buffer.from([0, 1])))
+      const wide = await execTool(host.ctx, 'read_file', { file_path: 'wide.bmp' }, { agent: host.agent() })
+      expect(textOf(wide)).toBe(`Error: cannot read "${join(host.cwd, 'wide.bmp')}": the BMP image is 100000000 px wide, more than the 65536 px read_file decodes — scale it down below that`)
     })
 
     it('a valid PNG over the pixel limit says which limit, with the numbers, not "corrupt"', async () => {
