@@ -2,16 +2,19 @@
 
 import { basename, extname } from 'node:path'
 import sharp, { type Sharp } from 'sharp'
-import { decode as decodeBmp } from 'bmp-ts'
 import type { Context } from '@deepseek-ai/cordis'
-import { AttachmentError, type ImageMediaType } from '@deepseek-ai/dsh-attachment'
-import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
+import { AttachmentError, type AttachmentStore, type ImageMediaType } from '@deepseek-ai/dsh-attachment'
+import { FsError } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
+import { bmpInfo, decodeBmp } from './bmp.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
 
-/** The most BMP pixels decoded: sharp's own input limit, as for every other format. */
+/** The most pixels decoded: sharp's own input limit, applied to BMP too. */
 const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
+
+/** The widest BMP decoded: it is decoded a row at a time, so a row's width bounds the memory a decode takes. */
+const MAX_BMP_WIDTH = 65_536
 
 export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp'
 
@@ -40,16 +43,19 @@ export function sniffImage(bytes: Uint8Array): ImageFormat | undefined {
 
 export type ImageRead = {
   format: ImageFormat
+  /** As displayed: after the EXIF orientation. */
   width: number
   height: number
   /** The file's size in bytes. */
   bytes: number
+  /** An animation's frame count and the (1-based) frame attached. */
+  animated?: { frames: number, shown: number }
   attached: { attachmentId: string, mediaType: ImageMediaType, bytes: number, width: number, height: number, name?: string } | null
   reason?: 'no-image-input' | 'no-attachment-store'
 }
 
 /** Whether the calling route declares image input (the gate first-party read_image uses). */
-async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<boolean> {
+export async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<boolean> {
   const routed = exec.agent?.session.requestHeader()?.config
   const provider = routed?.provider ?? exec.agent?.options.provider
   const model = routed?.model ?? exec.agent?.options.model
@@ -63,37 +69,54 @@ async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<bool
   }
 }
 
-function corrupt(target: FsTarget, format: ImageFormat, cause: unknown): FsError {
+function corrupt(displayPath: string, format: ImageFormat, cause: unknown): FsError {
   const detail = (cause instanceof Error ? cause.message.split('\n')[0] ?? '' : String(cause)).replace(/[\s:]+$/u, '')
-  return new FsError(`cannot read "${target.displayPath}": corrupt ${FORMAT_NAMES[format]} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
+  return new FsError(`cannot read "${displayPath}": corrupt ${FORMAT_NAMES[format]} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
 }
 
-/** A BMP's dimensions from its header, checking that an uncompressed one's pixel data is all there. */
-function bmpHeader(data: Uint8Array): { width: number, height: number } {
-  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength)
-  if (bytes.length < 34) throw new Error('truncated BMP header')
-  const width = bytes.readInt32LE(18)
-  const height = Math.abs(bytes.readInt32LE(22))
-  const bpp = bytes.readUInt16LE(28)
-  const compression = bytes.readUInt32LE(30)
-  if (width <= 0 || height === 0) throw new Error('invalid BMP dimensions')
-  const rle = compression === 1 || compression === 2
-  const end = bytes.readUInt32LE(10) + Math.floor((bpp * width + 31) / 32) * 4 * height
-  if (!rle && bytes.length < end) throw new Error('truncated BMP pixel data')
-  return { width, height }
+/** An image over the decode limit: named, with the numbers, not called corrupt. */
+function tooManyPixels(displayPath: string, format: ImageFormat, width: number, height: number): FsError {
+  return new FsError(`cannot read "${displayPath}": the ${FORMAT_NAMES[format]} image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS}-pixel limit read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
+}
+
+export type Inspected = {
+  /** As displayed: after the EXIF orientation. */
+  width: number
+  height: number
+  frames: number
+  /** Whether the stored pixels must be re-encoded to attach (rotated, or not sRGB). */
+  convert: boolean
 }
 
 /** Decode fully (to a thumbnail, bounding memory) to catch a broken file; a BMP by its header (pixels only to attach). */
-async function inspect(target: FsTarget, format: ImageFormat, data: Uint8Array): Promise<{ width: number, height: number }> {
+export async function inspect(displayPath: string, format: ImageFormat, data: Uint8Array): Promise<Inspected> {
+  let metadata
   try {
-    if (format === 'bmp') return bmpHeader(data)
-    const metadata = await sharp(data, { failOn: 'error' }).metadata()
-    if (metadata.width === undefined || metadata.height === undefined) throw new Error('no dimensions')
-    await sharp(data, { failOn: 'error' }).resize(16, 16, { fit: 'inside' }).raw().toBuffer()
-    return { width: metadata.width, height: metadata.height }
+    if (format === 'bmp') {
+      const { width, height } = bmpInfo(data)
+      if (width * height > MAX_DECODE_PIXELS) throw tooManyPixels(displayPath, format, width, height)
+      if (width > MAX_BMP_WIDTH) {
+        throw new FsError(`cannot read "${displayPath}": the BMP image is ${width} px wide, more than the ${MAX_BMP_WIDTH} px read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
+      }
+      return { width, height, frames: 1, convert: false }
+    }
+    // The header alone (sharp's limit would call a large image corrupt); the limit is checked below, by name.
+    metadata = await sharp(data, { failOn: 'error', limitInputPixels: false }).metadata()
   } catch (error) {
-    throw corrupt(target, format, error)
+    throw error instanceof FsError ? error : corrupt(displayPath, format, error)
   }
+  const { width, height, pages, orientation, space } = metadata
+  if (width === undefined || height === undefined) throw corrupt(displayPath, format, new Error('no dimensions'))
+  if (width * height > MAX_DECODE_PIXELS) throw tooManyPixels(displayPath, format, width, height)
+  try {
+    await sharp(data, { failOn: 'error' }).resize(16, 16, { fit: 'inside' }).raw().toBuffer()
+  } catch (error) {
+    throw corrupt(displayPath, format, error)
+  }
+  // Orientations 5-8 turn the image a quarter: displayed width and height swap.
+  const turned = orientation !== undefined && orientation >= 5 && orientation <= 8
+  const convert = (orientation !== undefined && orientation > 1) || !['srgb', 'rgb', 'b-w', 'rgb16', 'grey16'].includes(space ?? 'srgb')
+  return { width: turned ? height : width, height: turned ? width : height, frames: Math.max(1, pages ?? 1), convert }
 }
 
 async function encode(source: Sharp, width: number, height: number, mediaType: ImageMediaType): Promise<Buffer> {
@@ -106,22 +129,15 @@ async function encode(source: Sharp, width: number, height: number, mediaType: I
   }
 }
 
-/** A BMP's pixels for sharp (which cannot read BMP), refused before allocating past its limit; bmp-ts's all-zero alpha means opaque. */
-function bmpSource(target: FsTarget, data: Uint8Array): Sharp {
-  const { width, height } = bmpHeader(data)
-  if (width * height > MAX_DECODE_PIXELS) {
-    throw new FsError(`cannot read "${target.displayPath}": the BMP image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS} read_file decodes to attach — scale it down below that`, 'FS_TOO_LARGE')
-  }
-  let rgba: Buffer
+/** A BMP's pixels for sharp, which cannot read BMP (checked against the limit by inspect), box-averaged by `shrink` to bound memory. */
+async function bmpSource(displayPath: string, data: Uint8Array, shrink: number, signal: AbortSignal): Promise<Sharp> {
   try {
-    rgba = decodeBmp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { toRGBA: true }).data
+    const { pixels, width, height, channels } = await decodeBmp(data, bmpInfo(data), shrink, signal)
+    return sharp(pixels, { raw: { width, height, channels } })
   } catch (error) {
-    throw corrupt(target, 'bmp', error)
+    if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+    throw corrupt(displayPath, 'bmp', error)
   }
-  let alpha = false
-  for (let i = 3; i < rgba.length && !alpha; i += 4) alpha = rgba[i] !== 0
-  const image = sharp(rgba, { raw: { width, height, channels: 4 } })
-  return alpha ? image : image.removeAlpha()
 }
 
 /** The type to attach as: the image's own when the store admits it (never BMP), else the first admitted of PNG, JPEG, WebP. */
@@ -142,25 +158,40 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
     const ext = extname(target.displayPath).toLowerCase()
     throw new FsError(`cannot read "${target.displayPath}": the ${ext} extension says ${says}, but the bytes are ${what}`, 'FS_NOT_TEXT')
   }
-  const decoded = await inspect(target, format, data)
-  const base = { kind: 'image' as const, path: target.displayPath, format, ...decoded, bytes: data.byteLength }
+  const decoded = await inspect(target.displayPath, format, data)
+  const { width, height, frames } = decoded
+  const animation = frames > 1 ? { animated: { frames, shown: 1 } } : {}
+  const base = { kind: 'image' as const, path: target.displayPath, format, width, height, bytes: data.byteLength, ...animation }
   const attachments = ctx.get('attachments')
   if (attachments === undefined) return { value: { ...base, attached: null, reason: 'no-attachment-store' }, observe: true }
   if (!await routeTakesImages(ctx, exec)) return { value: { ...base, attached: null, reason: 'no-image-input' }, observe: true }
   if (exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
-
   const limits = attachments.imageLimits
   const byteCap = Math.min(limits.maxImageBytes, limits.maxMessageImageBytes)
+  const name = basename(target.displayPath)
+  const attached = await attachImage(attachments, target.displayPath, name, data, format, decoded, byteCap, exec.signal)
+  return { value: { ...base, attached }, observe: true }
+}
+
+export type Attached = NonNullable<ImageRead['attached']>
+
+/** Fit an inspected image to the store (re-encoded when it must be) and save it; `byteCap` bounds the encoded bytes. */
+export async function attachImage(attachments: AttachmentStore, displayPath: string, name: string, data: Uint8Array, format: ImageFormat,
+  decoded: Inspected, byteCap: number, signal: AbortSignal): Promise<Attached> {
+  const limits = attachments.imageLimits
   const mediaType = attachType(format, limits.mediaTypes)
   if (mediaType === undefined) {
-    throw new FsError(`cannot read "${target.displayPath}": the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
+    throw new FsError(`cannot read "${displayPath}": the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
   }
   const { maxImageDimension: side, maxImagePixels: pixels } = limits
   // The largest scale (≤ 1) that fits the store's per-side and pixel limits.
   let scale = Math.min(1, side / decoded.width, side / decoded.height, Math.sqrt(pixels / (decoded.width * decoded.height)))
   let out: Uint8Array = data
-  if (mediaType !== `image/${format}` || scale < 1 || data.byteLength > byteCap) {
-    const image = format === 'bmp' ? bmpSource(target, data) : sharp(data, { failOn: 'error' })
+  // One frame of an animation, turned upright and in sRGB: what the text says is shown.
+  if (mediaType !== `image/${format}` || scale < 1 || data.byteLength > byteCap || decoded.frames > 1 || decoded.convert) {
+    // A BMP is decoded no larger than needed: whole blocks of its pixels averaged down towards the fitted size.
+    const image = format === 'bmp' ? await bmpSource(displayPath, data, Math.floor(1 / scale), signal)
+      : sharp(data, { failOn: 'error', autoOrient: true }).toColourspace('srgb')
     // Re-encode, shrinking further until the encoded bytes also fit the store.
     for (let attempt = 0; ; attempt++) {
       const width = Math.max(1, Math.floor(decoded.width * scale))
@@ -168,16 +199,15 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
       out = await encode(image, width, height, mediaType)
       if (out.byteLength <= byteCap) break
       if (attempt === 8) {
-        throw new FsError(`cannot read "${target.displayPath}": the image does not fit the attachment store's ${byteCap}-byte limit even downscaled`, 'FS_TOO_LARGE')
+        throw new FsError(`cannot read "${displayPath}": the image does not fit the attachment store's ${byteCap}-byte limit even downscaled`, 'FS_TOO_LARGE')
       }
       scale *= 0.7
     }
   }
-  const ref = await attachments.saveImage({ data: out, mediaType, name: basename(target.displayPath) }).catch((error: unknown) => {
+  const ref = await attachments.saveImage({ data: out, mediaType, name }).catch((error: unknown) => {
     if (!(error instanceof AttachmentError)) throw error
-    throw new FsError(`cannot read "${target.displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
+    throw new FsError(`cannot read "${displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
   })
-  const { attachmentId, mediaType: type, bytes, width, height, name } = ref
-  const attached = { attachmentId: String(attachmentId), mediaType: type, bytes, width, height, ...name === undefined ? {} : { name } }
-  return { value: { ...base, attached }, observe: true }
+  const { attachmentId, mediaType: type, bytes, width, height } = ref
+  return { attachmentId: String(attachmentId), mediaType: type, bytes, width, height, ...ref.name === undefined ? {} : { name: ref.name } }
 }

@@ -1,15 +1,26 @@
-/** The notebook reader: validated JSON (a malformed one is an error saying what is wrong), cells in the seed's layout. */
+/** The notebook reader: validated JSON (a malformed one is an error saying what is wrong), cells in the seed's layout, plots attached. */
 
+import { basename } from 'node:path'
+import type { AttachmentStore } from '@deepseek-ai/dsh-attachment'
 import { FsError } from '@deepseek-ai/dsh-fs'
+import { attachImage, inspect, routeTakesImages, sniffImage, type Attached } from './image.ts'
+import { MalformedNotebook, parseNotebook, type ParsedCell, type ParsedOutput, type RasterType } from './notebook-format.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
+import type { Source } from './source.ts'
 import { cutToBytes } from './window.ts'
 
-type NotebookOutput = { type: string, text: string }
+type NotebookOutput = {
+  type: string
+  text: string
+  /** A PNG/JPEG output: attached (to the store's limits) when the route takes images and the call's image budget lasts. */
+  image?: { mediaType: RasterType, attached: Attached | null }
+}
 
 export type NotebookCell = {
   /** 1-based cell number. */
   index: number
-  type: 'code' | 'markdown' | 'raw'
+  /** code, markdown, raw, or a type Jupyter does not define, shown as it is. */
+  type: string
   /** The execution count of a code cell; null when it never ran; absent for other cells. */
   execution_count?: number | null
   source: string
@@ -17,79 +28,16 @@ export type NotebookCell = {
 }
 
 export type CellWindow = { cells: NotebookCell[], byteCapped: boolean }
+type ParsedWindow = { cells: ParsedCell[], byteCapped: boolean }
 
-class MalformedNotebook extends Error {}
+const KNOWN_TYPES = new Set(['code', 'markdown', 'raw'])
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** nbformat multiline strings: a string or a list of strings. */
-function multiline(value: unknown, where: string): string {
-  if (typeof value === 'string') return value
-  if (Array.isArray(value) && value.every((part) => typeof part === 'string')) return value.join('')
-  throw new MalformedNotebook(`${where} must be a string or a list of strings`)
-}
-
-function output(raw: unknown, where: string): NotebookOutput {
-  if (!isObject(raw)) throw new MalformedNotebook(`${where} must be an object`)
-  const type = raw.output_type
-  if (typeof type !== 'string') throw new MalformedNotebook(`${where}.output_type must be a string`)
-  switch (type) {
-    case 'stream':
-      return { type, text: multiline(raw.text ?? '', `${where}.text`) }
-    case 'execute_result':
-    case 'display_data': {
-      const data = raw.data ?? {}
-      if (!isObject(data)) throw new MalformedNotebook(`${where}.data must be an object`)
-      const parts: string[] = []
-      if (data['text/plain'] !== undefined) parts.push(multiline(data['text/plain'], `${where}.data["text/plain"]`))
-      if (Object.keys(data).some((mime) => mime.startsWith('image/'))) parts.push('[Image output]')
-      return { type, text: parts.length > 0 ? parts.join('\n') : '[Output data]' }
-    }
-    case 'error':
-      return { type, text: `Error: ${String(raw.ename ?? '')}: ${String(raw.evalue ?? '')}` }
-    default:
-      return { type, text: '[Unknown output type]' }
-  }
-}
-
-function parseNotebook(text: string): { language: string, cells: NotebookCell[] } {
-  let root: unknown
-  try {
-    root = JSON.parse(text)
-  } catch (error) {
-    throw new MalformedNotebook(`invalid JSON (${(error as Error).message})`)
-  }
-  if (!isObject(root)) throw new MalformedNotebook('the top level must be a JSON object')
-  if (!Array.isArray(root.cells)) throw new MalformedNotebook('"cells" must be a list')
-  const metadata = isObject(root.metadata) ? root.metadata : {}
-  const kernel = isObject(metadata.kernelspec) ? metadata.kernelspec : {}
-  const info = isObject(metadata.language_info) ? metadata.language_info : {}
-  const language = typeof kernel.language === 'string' ? kernel.language
-    : typeof info.name === 'string' ? info.name : 'unknown'
-  const cells = root.cells.map((raw, i): NotebookCell => {
-    const where = `cells[${i}]`
-    if (!isObject(raw)) throw new MalformedNotebook(`${where} must be an object`)
-    const type = raw.cell_type
-    if (type !== 'code' && type !== 'markdown' && type !== 'raw') {
-      throw new MalformedNotebook(`${where}.cell_type must be "code", "markdown" or "raw" (got ${JSON.stringify(type)})`)
-    }
-    const source = multiline(raw.source ?? '', `${where}.source`)
-    if (type !== 'code') return { index: i + 1, type, source, outputs: [] }
-    const count = raw.execution_count ?? null
-    if (count !== null && !Number.isInteger(count)) throw new MalformedNotebook(`${where}.execution_count must be an integer or null`)
-    const outputs = raw.outputs ?? []
-    if (!Array.isArray(outputs)) throw new MalformedNotebook(`${where}.outputs must be a list`)
-    const parsed = outputs.map((entry, j) => output(entry, `${where}.outputs[${j}]`))
-    return { index: i + 1, type, execution_count: count as number | null, source, outputs: parsed }
-  })
-  return { language, cells }
-}
+/** Bytes reserved in the text budget per image output, for its marker's longest form. */
+const MARKER_BYTES = 120
 
 /** One cell in the seed's layout (no trailing blank line). */
 export function formatCell(cell: NotebookCell): string {
-  const parts = [`## Cell ${cell.index} [${cell.type}]`]
+  const parts = [`## Cell ${cell.index} [${cell.type}]${KNOWN_TYPES.has(cell.type) ? '' : ' (unknown cell type)'}`]
   if (cell.type === 'code') {
     parts.push(`In [${cell.execution_count ?? ' '}]:`, '```', cell.source.trim(), '```')
   } else {
@@ -107,11 +55,11 @@ export function notebookHeader(language: string, totalCells: number): string {
 }
 
 /** The cells from `offset`, at most `limit`, within `maxBytes` of text; the first always, cut when alone too large. */
-function windowCells(cells: readonly NotebookCell[], offset: number, limit: number, maxBytes: number): CellWindow {
-  const out: NotebookCell[] = []
+function windowCells(cells: readonly ParsedCell[], offset: number, limit: number, maxBytes: number): ParsedWindow {
+  const out: ParsedCell[] = []
   let bytes = 0
   for (const cell of cells.slice(offset - 1, offset - 1 + limit)) {
-    const size = Buffer.byteLength(formatCell(cell), 'utf8') + 2
+    const size = Buffer.byteLength(formatCell(cell), 'utf8') + 2 + MARKER_BYTES * cell.outputs.filter((entry) => entry.raster !== undefined).length
     if (out.length > 0 && bytes + size > maxBytes) return { cells: out, byteCapped: true }
     out.push(out.length === 0 && size > maxBytes ? cutCell(cell, maxBytes) : cell)
     bytes += size
@@ -119,13 +67,68 @@ function windowCells(cells: readonly NotebookCell[], offset: number, limit: numb
   return { cells: out, byteCapped: false }
 }
 
-function cutCell(cell: NotebookCell, maxBytes: number): NotebookCell {
+function cutCell(cell: ParsedCell, maxBytes: number): ParsedCell {
   const share = Math.max(256, Math.floor(maxBytes / (1 + cell.outputs.length)))
   return {
     ...cell,
     source: cutToBytes(cell.source, share, 'cut'),
     outputs: cell.outputs.map((entry) => ({ ...entry, text: cutToBytes(entry.text, share, 'cut') })),
   }
+}
+
+/** What the call may still attach: the store's per-message image count and bytes. */
+type ImageBudget = { store: AttachmentStore, images: number, bytes: number }
+
+/** One image output: attached within the budget, else its marker says why not. */
+async function imageOutput(source: Source, cell: ParsedCell, n: number, raster: NonNullable<ParsedOutput['raster']>,
+  budget: ImageBudget): Promise<{ text: string, attached: Attached | null }> {
+  if (budget.images <= 0 || budget.bytes <= 0) {
+    return { text: `[Image output: not attached, this call's image budget is spent; read offset=${cell.index} to see it]`, attached: null }
+  }
+  const format = raster.mediaType === 'image/png' ? 'png' : 'jpeg'
+  const data = Buffer.from(raster.base64.replace(/\s+/gu, ''), 'base64')
+  const where = `${source.target.displayPath}, cell ${cell.index}`
+  try {
+    if (sniffImage(data) !== format) throw new Error(`the bytes are not ${raster.mediaType}`)
+    const decoded = await inspect(where, format, data)
+    const name = `${basename(source.target.displayPath)}-cell${cell.index}-${n}.${format === 'png' ? 'png' : 'jpg'}`
+    const byteCap = Math.min(budget.store.imageLimits.maxImageBytes, budget.bytes)
+    const attached = await attachImage(budget.store, where, name, data, format, decoded, byteCap, source.exec.signal)
+    budget.images--
+    budget.bytes -= attached.bytes
+    const scaled = attached.width === decoded.width ? '' : ` downscaled to ${attached.width}x${attached.height} px`
+    return { text: `[Image output: ${decoded.width}x${decoded.height} px, attached as ${attached.mediaType}${scaled}]`, attached }
+  } catch (error) {
+    // One plot that cannot be attached is described; the notebook is still read.
+    if (!(error instanceof Error) || (error instanceof FsError && error.code === 'FS_ABORTED')) throw error
+    const reason = error.message.replace(/^cannot read "[^"]*": /u, '')
+    return { text: `[Image output: not attached (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason})]`, attached: null }
+  }
+}
+
+/** The window's cells for the value: image outputs attached in order while the budget lasts (when the route takes images). */
+async function withImages(source: Source, cells: ParsedCell[]): Promise<NotebookCell[]> {
+  const store = source.ctx.get('attachments')
+  const hasImages = cells.some((cell) => cell.outputs.some((entry) => entry.raster !== undefined))
+  const budget = store !== undefined && hasImages && await routeTakesImages(source.ctx, source.exec)
+    ? { store, images: store.imageLimits.maxImagesPerMessage, bytes: store.imageLimits.maxMessageImageBytes }
+    : undefined
+  const out: NotebookCell[] = []
+  for (const cell of cells) {
+    const outputs: NotebookOutput[] = []
+    let n = 0
+    for (const { raster, ...entry } of cell.outputs) {
+      if (raster === undefined || budget === undefined) {
+        outputs.push(raster === undefined ? entry : { ...entry, image: { mediaType: raster.mediaType, attached: null } })
+        continue
+      }
+      if (source.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      const { text, attached } = await imageOutput(source, cell, ++n, raster, budget)
+      outputs.push({ ...entry, text: entry.text.replace('[Image output]', text), image: { mediaType: raster.mediaType, attached } })
+    }
+    out.push({ ...cell, outputs })
+  }
+  return out
 }
 
 export async function readNotebook({ source, config, options }: ReadRequest): Promise<ReadResult> {
@@ -142,5 +145,5 @@ export async function readNotebook({ source, config, options }: ReadRequest): Pr
   const { language, cells } = notebook
   const window = windowCells(cells, options.offset, options.limit, config.maxBytes)
   const value = { kind: 'notebook' as const, path: target.displayPath, language, startCell: options.offset, totalCells: cells.length }
-  return { value: { ...value, ...window }, observe: true }
+  return { value: { ...value, cells: await withImages(source, window.cells), byteCapped: window.byteCapped }, observe: true }
 }

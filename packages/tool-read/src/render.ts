@@ -35,15 +35,30 @@ function windowText(value: TextValue): string {
   return `${body}\n\n(Showing lines ${startLine}-${last} of ${total}. Use offset=${last + 1} to continue.)`
 }
 
-function renderNotebook(value: NotebookValue): string {
+/** The notebook's text, with each cell's attached plots as image blocks right after that cell. */
+function renderNotebook(value: NotebookValue): ContentBlock[] {
   const header = notebookHeader(value.language, value.totalCells)
   if (value.cells.length === 0) {
-    return value.totalCells === 0 ? header : `${header}\n\n(Offset ${value.startCell} is past the end: the notebook has ${value.totalCells} ${value.totalCells === 1 ? 'cell' : 'cells'}.)`
+    const text = value.totalCells === 0 ? header : `${header}\n\n(Offset ${value.startCell} is past the end: the notebook has ${value.totalCells} ${value.totalCells === 1 ? 'cell' : 'cells'}.)`
+    return [{ type: 'text', text }]
   }
-  const body = `${header}\n\n${value.cells.map(formatCell).join('\n\n')}`
+  const blocks: ContentBlock[] = []
+  let text = header
+  for (const cell of value.cells) {
+    // After an image block, the next text block starts with its cell.
+    text += `${text === '' ? '' : '\n\n'}${formatCell(cell)}`
+    for (const { image } of cell.outputs) {
+      if (image?.attached == null) continue
+      const { attachmentId, ...shown } = image.attached
+      if (text !== '') blocks.push({ type: 'text', text })
+      blocks.push({ type: 'image', attachment: { ...shown, attachmentId: AttachmentId(attachmentId) } })
+      text = ''
+    }
+  }
   const last = value.startCell + value.cells.length - 1
-  if (last >= value.totalCells) return body
-  return `${body}\n\n(Showing cells ${value.startCell}-${last} of ${value.totalCells}. Use offset=${last + 1} to continue.)`
+  if (last < value.totalCells) text += `${text === '' ? '' : '\n\n'}(Showing cells ${value.startCell}-${last} of ${value.totalCells}. Use offset=${last + 1} to continue.)`
+  if (text !== '') blocks.push({ type: 'text', text })
+  return blocks
 }
 
 function renderPdf(value: PdfValue): string {
@@ -54,28 +69,30 @@ function renderPdf(value: PdfValue): string {
 }
 
 function renderImage(value: ImageValue): string {
-  const head = `${FORMAT_NAMES[value.format]} image, ${value.width}x${value.height} px, ${formatBytes(value.bytes)}`
+  const animation = value.animated === undefined ? '' : `, animated (${value.animated.frames} frames)`
+  const head = `${FORMAT_NAMES[value.format]} image, ${value.width}x${value.height} px, ${formatBytes(value.bytes)}${animation}`
   const shown = value.attached
   if (shown === null) {
     const why = value.reason === 'no-image-input' ? 'the current model does not take image input' : 'no attachment store is composed'
     return `${head}. Not attached: ${why}.`
   }
+  const what = value.animated === undefined ? 'attached' : `frame ${value.animated.shown} attached`
   const size = `${shown.mediaType}, ${formatBytes(shown.bytes)}`
-  if (shown.width === value.width && shown.height === value.height) return `${head}; attached as ${size}.`
+  if (shown.width === value.width && shown.height === value.height) return `${head}; ${what} as ${size}.`
   const x = (value.width / shown.width).toFixed(2)
   const y = (value.height / shown.height).toFixed(2)
   const scale = x === y ? `multiply coordinates by ${x}` : `multiply x by ${x} and y by ${y}`
-  return `${head}; attached downscaled to ${shown.width}x${shown.height} px (${size}): ${scale} to locate features in the original.`
+  return `${head}; ${what} downscaled to ${shown.width}x${shown.height} px (${size}): ${scale} to locate features in the original.`
 }
 
 const RENDER = {
   text: (value: TextValue) => windowText(value) + encodingNote(value.encoding),
-  notebook: renderNotebook,
   pdf: renderPdf,
   image: renderImage,
 }
 
 export function renderValue(value: ReadValue): ContentBlock[] {
+  if (value.kind === 'notebook') return renderNotebook(value)
   const text = (RENDER[value.kind] as (value: ReadValue) => string)(value)
   if (value.kind !== 'image' || value.attached === null) return [{ type: 'text', text }]
   const { attachmentId, ...shown } = value.attached

@@ -97,12 +97,11 @@ export class Source {
     return (await this.bytes()).subarray(0, HEAD_BYTES)
   }
 
-  /** The whole file, at most maxFileBytes (read once per call). */
+  /** The whole file, at most maxFileBytes (read once per call; locally, up to the descriptor's size at open). */
   bytes(): Promise<Uint8Array> {
+    const tooLarge = (size: number) => new FsError(`cannot read ${echo(this.target.displayPath)}: ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
     const size = this.info.size
-    if (size !== undefined && size > this.maxFileBytes) {
-      return Promise.reject(new FsError(`cannot read ${echo(this.target.displayPath)}: ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE'))
-    }
+    if (size !== undefined && size > this.maxFileBytes) return Promise.reject(tooLarge(size))
     this.whole ??= this.handle === undefined ? this.ctx.fs.readBytes(this.target, this.exec.signal, this.maxFileBytes) : this.readWhole()
     return this.whole
   }

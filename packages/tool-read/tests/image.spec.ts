@@ -242,3 +242,92 @@ describe('image errors', () => {
     )
   })
 })
+
+describe('images as a viewer shows them', () => {
+  /** A JPEG stored 40x20 (left half red, right half blue) whose EXIF orientation 6 turns it upright to 20x40. */
+  async function turnedJpeg(): Promise<Buffer> {
+    const left = { width: 20, height: 20, channels: 3, background: '#ff0000' } as const
+    const right = await sharp({ create: { ...left, background: '#0000ff' } }).png().toBuffer()
+    return sharp({ create: { ...left, width: 40 } }).composite([{ input: right, left: 20, top: 0 }])
+      .withMetadata({ orientation: 6 }).jpeg({ quality: 95 }).toBuffer()
+  }
+
+  async function mean(data: Uint8Array, region: { left: number, top: number, width: number, height: number }): Promise<number[]> {
+    // Pixels, not stats(): sharp computes stats on the input, whatever extract says.
+    const { data: pixels, info } = await sharp(data).extract(region).removeAlpha().raw().toBuffer({ resolveWithObject: true })
+    const sums = [0, 0, 0]
+    for (let i = 0; i < pixels.length; i++) sums[i % 3]! += pixels[i]!
+    return sums.map((sum) => Math.round(sum / (info.width * info.height)))
+  }
+
+  it('EXIF orientation is applied: a photo stored 40x20 with orientation 6 is reported and attached as 20x40, upright', async () => {
+    const on = await imageHost({ store: true, imageInput: true })
+    const bytes = await turnedJpeg()
+    expect(await sharp(bytes).metadata()).toMatchObject({ width: 40, height: 20, orientation: 6 })
+    await writeFile(join(on.cwd, 'photo.jpg'), bytes)
+    const result = await execTool(on.ctx, 'read_file', { file_path: 'photo.jpg' }, { agent: on.agent() })
+    expect(result.value).toMatchObject({ width: 20, height: 40 })
+    expect(textOf(result)).toMatch(/^JPEG image, 20x40 px, .*; attached as image\/jpeg, /u)
+    const ref = (result.content[1] as { attachment: ImageAttachmentRef }).attachment
+    const stored = (await on.ctx.attachments.readImage(ref)).data
+    const meta = await sharp(stored).metadata()
+    expect([meta.width, meta.height, meta.orientation ?? 1]).toEqual([20, 40, 1])
+    // Turned a quarter clockwise: the stored left (red) half is the top.
+    const top = await mean(stored, { left: 2, top: 2, width: 16, height: 16 })
+    const bottom = await mean(stored, { left: 2, top: 22, width: 16, height: 16 })
+    expect(top.map((v, i) => Math.abs(v - [255, 0, 0][i]!) < 12)).toEqual([true, true, true])
+    expect(bottom.map((v, i) => Math.abs(v - [0, 0, 255][i]!) < 12)).toEqual([true, true, true])
+  })
+
+  it('EXIF orientation without an image block: the dimensions as displayed', async () => {
+    const on = await imageHost({ store: false, imageInput: false })
+    const bytes = await turnedJpeg()
+    await writeFile(join(on.cwd, 'photo.jpg'), bytes)
+    expect(textOf(await execTool(on.ctx, 'read_file', { file_path: 'photo.jpg' }))).toBe(`JPEG image, 20x40 px, ${formatBytes(bytes.length)}. Not attached: no attachment store is composed.`)
+  })
+
+  it('a CMYK JPEG is attached converted to sRGB, its colour kept', async () => {
+    const on = await imageHost({ store: true, imageInput: true })
+    // A colour inside the CMYK gamut, so the round trip can keep it.
+    const bytes = await sharp({ create: { width: 40, height: 30, channels: 3, background: '#cc9966' } }).toColourspace('cmyk').jpeg({ quality: 95 }).toBuffer()
+    expect((await sharp(bytes).metadata()).space).toBe('cmyk')
+    await writeFile(join(on.cwd, 'print.jpg'), bytes)
+    const result = await execTool(on.ctx, 'read_file', { file_path: 'print.jpg' }, { agent: on.agent() })
+    const ref = (result.content[1] as { attachment: ImageAttachmentRef }).attachment
+    expect(ref).toMatchObject({ mediaType: 'image/jpeg', width: 40, height: 30 })
+    const stored = (await on.ctx.attachments.readImage(ref)).data
+    expect(await sharp(stored).metadata()).toMatchObject({ space: 'srgb', channels: 3 })
+    const colour = await mean(stored, { left: 0, top: 0, width: 40, height: 30 })
+    expect(colour.map((v, i) => Math.abs(v - [0xcc, 0x99, 0x66][i]!) < 12), `${colour}`).toEqual([true, true, true])
+  })
+
+  /** A 3-frame GIF: red, green, blue. */
+  async function animatedGif(): Promise<Buffer> {
+    const frames = await Promise.all(['#ff0000', '#00ff00', '#0000ff'].map((background) =>
+      sharp({ create: { width: 8, height: 6, channels: 3, background } }).raw().toBuffer()))
+    return sharp(Buffer.concat(frames), { raw: { width: 8, height: 18, channels: 3, pageHeight: 6 } }).gif().toBuffer()
+  }
+
+  it('an animated GIF says it is animated and attaches one frame, the one it names', async () => {
+    const on = await imageHost({ store: true, imageInput: true })
+    const bytes = await animatedGif()
+    expect((await sharp(bytes).metadata()).pages).toBe(3)
+    await writeFile(join(on.cwd, 'spin.gif'), bytes)
+    const result = await execTool(on.ctx, 'read_file', { file_path: 'spin.gif' }, { agent: on.agent() })
+    expect(result.value).toMatchObject({ format: 'gif', width: 8, height: 6, animated: { frames: 3, shown: 1 } })
+    const ref = (result.content[1] as { attachment: ImageAttachmentRef }).attachment
+    expect(textOf(result)).toBe(`GIF image, 8x6 px, ${formatBytes(bytes.length)}, animated (3 frames); frame 1 attached as image/gif, ${formatBytes(ref.bytes)}.[image]`)
+    const stored = (await on.ctx.attachments.readImage(ref)).data
+    expect((await sharp(stored).metadata()).pages ?? 1).toBe(1)
+    expect(await mean(stored, { left: 0, top: 0, width: 8, height: 6 })).toEqual([255, 0, 0])
+  })
+
+  it('an animated GIF without an image block still says it is animated', async () => {
+    const on = await imageHost({ store: true, imageInput: false })
+    const bytes = await animatedGif()
+    await writeFile(join(on.cwd, 'spin.gif'), bytes)
+    expect(textOf(await execTool(on.ctx, 'read_file', { file_path: 'spin.gif' }, { agent: on.agent() }))).toBe(
+      `GIF image, 8x6 px, ${formatBytes(bytes.length)}, animated (3 frames). Not attached: the current model does not take image input.`,
+    )
+  })
+})

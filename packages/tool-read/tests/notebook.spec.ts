@@ -83,6 +83,7 @@ const expected = [
   '',
   '**Output:**',
   'Error: ZeroDivisionError: division by zero',
+  '...',
   '',
   '## Cell 6 [code]',
   'In [ ]:',
@@ -111,7 +112,7 @@ describe('notebooks', () => {
       language: 'python',
       startCell: 5,
       totalCells: 7,
-      cells: [{ index: 5, type: 'code', execution_count: 4, source: '1/0', outputs: [{ type: 'error', text: 'Error: ZeroDivisionError: division by zero' }] }],
+      cells: [{ index: 5, type: 'code', execution_count: 4, source: '1/0', outputs: [{ type: 'error', text: 'Error: ZeroDivisionError: division by zero\n...' }] }],
       byteCapped: false,
     })
   })
@@ -155,7 +156,6 @@ describe('notebooks', () => {
   const malformed: [string, string, string][] = [
     ['not JSON', '{"cells": [', 'invalid JSON'],
     ['no cells', '{"metadata": {}}', '"cells" must be a list'],
-    ['a bad cell type', '{"cells": [{"cell_type": "widget", "source": ""}]}', 'cells[0].cell_type must be "code", "markdown" or "raw" (got "widget")'],
     ['a bad source', '{"cells": [{"cell_type": "code", "source": 5}]}', 'cells[0].source must be a string or a list of strings'],
     ['bad outputs', '{"cells": [{"cell_type": "code", "source": "", "outputs": {}}]}', 'cells[0].outputs must be a list'],
     ['an output without a type', '{"cells": [{"cell_type": "code", "source": "", "outputs": [{}]}]}', 'cells[0].outputs[0].output_type must be a string'],
