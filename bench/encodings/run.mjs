@@ -5,7 +5,8 @@
 // workspace-write + dsh-fs-sandbox) and counted right when its lines equal the truth's (line endings aside).
 // Usage: node bench/encodings/run.mjs <corpus-dir>   (e.g. chardet's tests/; needs the built package)
 // Prints per-encoding and per-family rows: right / files, and how the wrong ones were answered
-// (sure: a wrong decode with a sure note; guess: a wrong decode that says it is a guess; refused: an error).
+// (sure: a wrong decode with a sure note; guess: a wrong decode that says it is a guess; refused: an error),
+// and how many right ones said they were a guess.
 import { spawnSync } from 'node:child_process'
 import { readFileSync, realpathSync } from 'node:fs'
 import { join } from 'node:path'
@@ -96,10 +97,11 @@ await ctx.plugin(Read, { maxEntries: 100_000, maxLineLength: 1_000_000, maxBytes
 /** Line endings and trailing blank lines aside. */
 const lines = (text) => text.replace(/\r\n?/g, '\n').replace(/\n+$/, '')
 const tally = new Map()
-const count = (key, outcome) => {
-  const row = tally.get(key) ?? { files: 0, right: 0, sure: 0, guess: 0, refused: 0 }
+const count = (key, outcome, guessed) => {
+  const row = tally.get(key) ?? { files: 0, right: 0, guessed: 0, sure: 0, guess: 0, refused: 0 }
   row.files++
   row[outcome]++
+  if (outcome === 'right' && guessed) row.guessed++
   tally.set(key, row)
 }
 let seq = 0
@@ -113,11 +115,12 @@ for (const [file, { encoding, texts }] of Object.entries(truth)) {
   else if (texts.some((text) => lines(result.value.lines.join('\n')) === lines(text))) outcome = 'right'
   else outcome = /guess|not sure|unsure/i.test(shown) ? 'guess' : 'sure'
   if (outcome !== 'right') wrong.push(`${file}: ${outcome} (${result.isError ? shown.slice(0, 120) : result.value.encoding})`)
-  count(folder, outcome)
-  count(`family ${family(encoding)}`, outcome)
-  count('all', outcome)
+  const guessed = /a guess/.test(shown)
+  count(folder, outcome, guessed)
+  count(`family ${family(encoding)}`, outcome, guessed)
+  count('all', outcome, guessed)
 }
-const format = ([key, row]) => `${key.padEnd(34)} ${String(row.right).padStart(4)} / ${String(row.files).padEnd(4)} sure-wrong ${row.sure}, guess-wrong ${row.guess}, refused ${row.refused}`
+const format = ([key, row]) => `${key.padEnd(34)} ${String(row.right).padStart(4)} / ${String(row.files).padEnd(4)} (${row.guessed} said to be a guess)  wrong: sure ${row.sure}, guess ${row.guess}; refused ${row.refused}`
 const rows = [...tally]
 console.log(rows.filter(([key]) => !key.startsWith('family') && key !== 'all').sort().map(format).join('\n'))
 console.log()
