@@ -11,8 +11,13 @@ export type Detection = { kind: 'binary' } | { kind: 'unsupported', name: string
 
 /** A rival this close to the best guess (and decoding the sample differently) makes the guess unsure. */
 const RIVAL_MARGIN = 0.8
-/** Below this confidence a guess is never sure. */
+/** Below this confidence a guess is sure only with no rival half as likely; below the low one, never. */
 const SURE_CONFIDENCE = 0.5
+const LOW_CONFIDENCE = 0.15
+/** Fewer non-ASCII (or NUL, for UTF-16/32) bytes than this say too little to be sure (4 bytes of Big5 read as EUC-JP with confidence 0.56). */
+const MIN_EVIDENCE = 32
+/** A CJK reading is sure only when this share of its characters are everyday ones. */
+const COMMON_SHARE = 0.9
 
 /** UTF-8 but for a few stray bytes (9 in 10 non-ASCII characters decode): any legacy reading would garble it. */
 export function strayBytesInUtf8(sample: Uint8Array): boolean {
@@ -25,31 +30,107 @@ export function strayBytesInUtf8(sample: Uint8Array): boolean {
   return good > 0 && good >= bad * 9
 }
 
+/** Readings decoded and compared: the detector's first few (distinct names). */
+const CANDIDATES = 12
+
 export function detect(sample: Uint8Array): Detection {
   const all = detectAll(sample, { minimumThreshold: 0.01 })
   const top = all[0]?.encoding
   if (top === undefined || top === null) return { kind: 'binary' }
   const unsupported = unsupportedName(top)
   if (unsupported !== undefined) return { kind: 'unsupported', name: unsupported }
-  const ranked = all.flatMap(({ encoding, confidence }) => {
+  const readings: Reading[] = []
+  for (const { encoding, confidence } of all) {
     const name = encoding === null ? undefined : readableName(encoding)
-    return name === undefined ? [] : [{ name, confidence }]
-  })
-  const best = ranked[0]
+    if (name === undefined || readings.some((reading) => reading.name === name)) continue
+    const text = decodeSample(sample, name)
+    readings.push({ name, confidence, text, faults: badness(text) + (MULTI_BYTE.test(name) ? 0 : oddLetters(text)) })
+    if (readings.length === CANDIDATES) break
+  }
+  // The detector's order, corrected by what each reading does to the text (controls, letters of another script inside words).
+  const [best, ...others] = [...readings].sort((a, b) => a.faults - b.faults)
   // NULs are text only in UTF-16/32.
   if (best === undefined || (!best.name.startsWith('utf-') && sample.includes(0))) return { kind: 'binary' }
-  const text = decodeSample(sample, best.name)
-  if (!plausible(text)) return { kind: 'binary' }
-  // Other readings of the sample no worse than the best's (a rival that turns letters into controls is none).
-  const bad = badness(text)
-  const readings: { name: string, confidence: number }[] = []
-  for (const candidate of ranked) {
-    if (candidate.name === best.name || readings.some(({ name }) => name === candidate.name)) continue
-    const other = decodeSample(sample, candidate.name)
-    if (other !== text && badness(other) <= bad) readings.push(candidate)
+  if (!plausible(best.text)) return { kind: 'binary' }
+  const rivals = others.filter((other) => other.text !== best.text && other.faults <= best.faults)
+  const close = (share: number): boolean => rivals.some(({ confidence }) => confidence >= best.confidence * share)
+  const evidence = sample.reduce((count, byte) => count + (byte >= 0x80 || byte === 0 ? 1 : 0), 0)
+  const sure = evidence >= MIN_EVIDENCE && !close(RIVAL_MARGIN) && commonShare(sample, best.name) >= COMMON_SHARE
+    && (best.confidence >= SURE_CONFIDENCE || (best.confidence >= LOW_CONFIDENCE && !close(0.5)))
+  if (sure) return { kind: 'text', encoding: best.name }
+  const likely = [...rivals, ...others.filter((other) => other.text !== best.text && !rivals.includes(other))]
+  return { kind: 'text', encoding: best.name, alternatives: likely.slice(0, 3).map(({ name }) => name) }
+}
+
+/** Lead bytes of each CJK encoding's everyday characters (GB2312 level 1, Big5's frequent set, KS X 1001 Hangul, JIS level 1 and kana), and of its punctuation rows. */
+const COMMON: Readonly<Record<string, { common: [number, number][], neutral: [number, number][] }>> = {
+  'GB18030': { common: [[0xb0, 0xd7]], neutral: [[0xa1, 0xa3]] },
+  'Big5': { common: [[0xa4, 0xc6]], neutral: [[0xa1, 0xa3]] },
+  'EUC-KR': { common: [[0xb0, 0xc8]], neutral: [[0xa1, 0xa3]] },
+  'Shift_JIS': { common: [[0x82, 0x83], [0x88, 0x98], [0xa1, 0xdf]], neutral: [[0x81, 0x81]] },
+  'EUC-JP': { common: [[0xa4, 0xa5], [0xb0, 0xcf], [0x8e, 0x8e]], neutral: [[0xa1, 0xa1]] },
+}
+const within = (byte: number, ranges: readonly [number, number][]): boolean => ranges.some(([low, high]) => byte >= low && byte <= high)
+
+/**
+ * Language evidence for a CJK reading: the share of its characters that are everyday ones. Text in that encoding is
+ * ~95% so; another encoding's bytes read in it scatter (GB2312 read as Big5 about half). 1 for other encodings.
+ */
+function commonShare(sample: Uint8Array, encoding: string): number {
+  const rows = COMMON[encoding]
+  if (rows === undefined) return 1
+  let common = 0
+  let other = 0
+  for (let i = 0; i < sample.length;) {
+    const lead = sample[i] ?? 0
+    if (lead < 0x80) {
+      i++
+      continue
+    }
+    // Shift_JIS half-width kana are one byte; GB18030's four-byte sequences have an ASCII digit second.
+    const second = sample[i + 1] ?? 0
+    const length = encoding === 'Shift_JIS' && lead >= 0xa1 && lead <= 0xdf ? 1 : encoding === 'GB18030' && second >= 0x30 && second <= 0x39 ? 4 : 2
+    if (length === 4) other++
+    else if (within(lead, rows.common)) common++
+    else if (!within(lead, rows.neutral)) other++
+    i += length
   }
-  const sure = best.confidence >= SURE_CONFIDENCE && !readings.some(({ confidence }) => confidence >= best.confidence * RIVAL_MARGIN)
-  return { kind: 'text', encoding: best.name, ...sure ? {} : { alternatives: readings.slice(0, 3).map(({ name }) => name) } }
+  return common + other === 0 ? 1 : common / (common + other)
+}
+
+interface Reading {
+  name: string
+  confidence: number
+  text: string
+  /** Characters no text in that encoding would hold there. */
+  faults: number
+}
+
+/** Where CJK text meets ASCII letters (`HTML태그`) the letters are of another script by right. */
+const MULTI_BYTE = /^(GB18030|Big5|Shift_JIS|EUC-JP|EUC-KR|ISO-2022-JP|utf-)/u
+
+const isAsciiLetter = (code: number): boolean => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)
+
+/**
+ * Non-ASCII characters touching an ASCII letter that no Latin word holds there: another script's letter (`caf` + a
+ * Hebrew letter), a capital after a small letter (`cafÈ`), or a symbol inside a word (`caf╔s`); punctuation is neutral.
+ * Weighs single-byte readings only: text in a non-Latin code page is seldom next to ASCII letters.
+ */
+function oddLetters(text: string): number {
+  let count = 0
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) < 0x80) continue
+    const before = text.charCodeAt(i - 1)
+    const after = text.charCodeAt(i + 1)
+    if (!isAsciiLetter(before) && !isAsciiLetter(after)) continue
+    const char = text[i] ?? ''
+    if (/\p{L}/u.test(char)) {
+      if (!/\p{Script=Latin}/u.test(char) || (before >= 0x61 && before <= 0x7a && /\p{Lu}/u.test(char))) count++
+    } else if (isAsciiLetter(before) && isAsciiLetter(after) && /[\p{S}\p{C}]/u.test(char)) {
+      count++
+    }
+  }
+  return count
 }
 
 /** Characters no text holds: C0 controls but layout ones, DEL, C1 controls, U+FFFD (bytes a code page leaves undefined). */
