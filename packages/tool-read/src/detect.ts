@@ -111,22 +111,25 @@ const MULTI_BYTE = /^(GB18030|Big5|Shift_JIS|EUC-JP|EUC-KR|ISO-2022-JP|utf-)/u
 
 const isAsciiLetter = (code: number): boolean => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)
 
+/** Marks a word may hold between its letters: apostrophes, hyphens, the middle dot, the soft hyphen. */
+const INSIDE_WORDS = /[\u2018\u2019\u02bc\u2010\u2011\u00b7\u00ad]/u
+const isLetter = (char: string | undefined): boolean => char !== undefined && /\p{L}/u.test(char)
+
 /**
- * Non-ASCII characters touching an ASCII letter that no Latin word holds there: another script's letter (`caf` + a
- * Hebrew letter), a capital after a small letter (`cafÈ`), or a symbol inside a word (`caf╔s`); punctuation is neutral.
- * Weighs single-byte readings only: text in a non-Latin code page is seldom next to ASCII letters.
+ * Characters no word holds where this reading puts them: next to an ASCII letter, another script's letter (`caf` + a
+ * Hebrew letter) or a capital after a small letter (`cafÈ`); between two letters, a symbol (`ΕΛΛ¶ΔΑ`, `caf╔s`).
+ * Weighs single-byte readings only: CJK text meets ASCII letters by right.
  */
 function oddLetters(text: string): number {
   let count = 0
   for (let i = 0; i < text.length; i++) {
     if (text.charCodeAt(i) < 0x80) continue
-    const before = text.charCodeAt(i - 1)
-    const after = text.charCodeAt(i + 1)
-    if (!isAsciiLetter(before) && !isAsciiLetter(after)) continue
     const char = text[i] ?? ''
+    const before = text.charCodeAt(i - 1)
     if (/\p{L}/u.test(char)) {
+      if (!isAsciiLetter(before) && !isAsciiLetter(text.charCodeAt(i + 1))) continue
       if (!/\p{Script=Latin}/u.test(char) || (before >= 0x61 && before <= 0x7a && /\p{Lu}/u.test(char))) count++
-    } else if (isAsciiLetter(before) && isAsciiLetter(after) && /[\p{S}\p{C}]/u.test(char)) {
+    } else if (!/[\s\p{M}]/u.test(char) && !INSIDE_WORDS.test(char) && isLetter(text[i - 1]) && isLetter(text[i + 1])) {
       count++
     }
   }

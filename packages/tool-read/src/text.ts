@@ -24,6 +24,10 @@ function binaryError(target: FsTarget, why = NO_ENCODING): FsError {
   return new FsError(`cannot read "${target.displayPath}": binary file (${why}); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`, 'FS_NOT_TEXT')
 }
 
+function unsupported(target: FsTarget, name: string): FsError {
+  return new FsError(`cannot read "${target.displayPath}": it looks like ${name} text, which read_file cannot decode — convert it to UTF-8 first (iconv -f ${name} -t UTF-8)`, 'FS_NOT_TEXT')
+}
+
 /** NULs where text was expected, as the binary error that names them. */
 function nulError(source: Source, error: unknown): unknown {
   if (error instanceof NulLine) return binaryError(source.target, `a NUL byte on line ${error.line}`)
@@ -73,18 +77,19 @@ async function readUtf8(source: Source, request: WindowRequest): Promise<TextRea
   }
 }
 
-/** ISO-2022 text is 7-bit, so it passes as UTF-8: its escapes say what it is. */
+/** ISO-2022 text is 7-bit, so it passes as UTF-8: its escapes say what it is (ISO-2022-KR's once, at the top). */
 const ISO_2022_JP = /\x1b\$[@B]/u
-const ISO_2022_KR = /\x1b\$\)C/u
+const ISO_2022_KR = '\x1b$)C'
 
 async function decide(source: Source, request: WindowRequest, label: string | undefined): Promise<TextRead> {
   if (label !== undefined && !isUtf8Label(label)) return await decodeAs(source, request, label.toLowerCase())
   if (label !== undefined) return await readLenientUtf8(source, request, false)
-  const bom = bomEncoding(await source.head())
+  const head = await source.head()
+  const bom = bomEncoding(head)
   if (bom !== undefined && bom !== 'utf-8') return await decodeAs(source, request, bom)
   const utf8 = await readUtf8(source, request)
   if (utf8 !== undefined) {
-    if (utf8.lines.some((line) => ISO_2022_KR.test(line))) throw binaryError(source.target, 'ISO-2022-KR text, which read_file cannot decode — convert it to UTF-8 first')
+    if (Buffer.from(head).includes(ISO_2022_KR)) throw unsupported(source.target, 'ISO-2022-KR')
     return utf8.lines.some((line) => ISO_2022_JP.test(line)) ? await decodeAs(source, request, 'iso-2022-jp') : utf8
   }
   // A BOM says UTF-8 whatever the detector would guess from a few bad bytes.
@@ -96,7 +101,7 @@ async function decide(source: Source, request: WindowRequest, label: string | un
   if (strayBytesInUtf8(sample)) return await readLenientUtf8(source, request, true)
   const found = detect(sample)
   if (found.kind === 'binary') throw binaryError(source.target)
-  if (found.kind === 'unsupported') throw binaryError(source.target, `it looks like ${found.name} text, which read_file cannot decode — convert it to UTF-8 first`)
+  if (found.kind === 'unsupported') throw unsupported(source.target, found.name)
   if (found.encoding === 'utf-8') return await readLenientUtf8(source, request, true)
   return await decodeAs(source, request, found.encoding, found.alternatives)
 }
