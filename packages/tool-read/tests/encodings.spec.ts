@@ -171,7 +171,7 @@ describe('detection by language', () => {
   const cases: [string, string, string][] = [
     ['windows-1251', russian, 'windows-1251'], ['koi8-r', russian, 'KOI8-R'], ['ibm866', russian, 'IBM866'],
     ['iso-8859-5', russian, 'ISO-8859-5'], ['ibm855', russian, 'IBM855'], ['maccyrillic', russian, 'MacCyrillic'],
-    ['iso-8859-7', greek, 'windows-1253'], ['windows-1255', hebrew, 'windows-1255'],
+    ['iso-8859-7', greek, 'ISO-8859-7'], ['windows-1253', greek, 'windows-1253'], ['windows-1255', hebrew, 'windows-1255'],
     ['windows-1250', czech, 'windows-1250'], ['iso-8859-2', czech, 'ISO-8859-2'],
     ['tis-620', thai, 'windows-874'],
   ]
