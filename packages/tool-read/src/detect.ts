@@ -19,7 +19,10 @@ const MIN_EVIDENCE = 32
 /** A CJK reading is sure only when this share of its characters are everyday ones. */
 const COMMON_SHARE = 0.9
 
-/** UTF-8 but for a few stray bytes (9 in 10 non-ASCII characters decode): any legacy reading would garble it. */
+/**
+ * UTF-8 but for a few stray bytes (twice as many non-ASCII characters decode as not): any legacy reading would garble it.
+ * Legacy text seldom holds a valid UTF-8 sequence (a lead byte needs 0x80-0xBF trail bytes), so its share is low.
+ */
 export function strayBytesInUtf8(sample: Uint8Array): boolean {
   let good = 0
   let bad = 0
@@ -27,7 +30,7 @@ export function strayBytesInUtf8(sample: Uint8Array): boolean {
     if (char === '\uFFFD') bad++
     else if ((char.codePointAt(0) ?? 0) > 0x7f) good++
   }
-  return good > 0 && good >= bad * 9
+  return good > 0 && good >= bad * 2
 }
 
 /** Readings decoded and compared: the detector's first few (distinct names). */
@@ -51,7 +54,7 @@ export function detect(sample: Uint8Array): Detection {
   const [best, ...others] = [...readings].sort((a, b) => a.faults - b.faults)
   // NULs are text only in UTF-16/32.
   if (best === undefined || (!best.name.startsWith('utf-') && sample.includes(0))) return { kind: 'binary' }
-  if (!plausible(best.text)) return { kind: 'binary' }
+  if (!plausible(best.text, MULTI_BYTE.test(best.name))) return { kind: 'binary' }
   const rivals = others.filter((other) => other.text !== best.text && other.faults <= best.faults)
   const close = (share: number): boolean => rivals.some(({ confidence }) => confidence >= best.confidence * share)
   const evidence = sample.reduce((count, byte) => count + (byte >= 0x80 || byte === 0 ? 1 : 0), 0)
@@ -148,19 +151,22 @@ function badness(text: string): number {
 }
 
 /**
- * Whether decoded text reads as text: few controls or undecodable bytes, and the non-ASCII characters (the ones
- * the encoding decides) not one repeated symbol or a spray of non-letters — as a blob read in a legacy code page is.
+ * Whether decoded text reads as text: few controls or undecodable bytes; the non-ASCII characters (the ones the
+ * encoding decides) not one repeated symbol or a spray of non-letters; and, in an alphabet, spaces between words —
+ * as a blob read in a legacy code page has none of.
  */
-export function plausible(text: string): boolean {
+export function plausible(text: string, multiByte: boolean): boolean {
   let chars = 0
   let controls = 0
   let high = 0
   let letters = 0
+  let spaces = 0
   const counts = new Map<string, number>()
   for (const char of text) {
     chars++
     const code = char.codePointAt(0) ?? 0
     if (isControl(code)) controls++
+    if (code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d) spaces++
     if (code < 0x80) continue
     high++
     if (/\p{L}|\p{M}/u.test(char)) letters++
@@ -168,6 +174,8 @@ export function plausible(text: string): boolean {
   }
   if (chars === 0) return true
   if (controls > chars * 0.02) return false
+  // Chinese and Japanese need no spaces; every alphabet here does, at least between sentences (Thai).
+  if (!multiByte && chars >= 512 && spaces < chars * 0.01) return false
   if (high < 16) return true
   const top = Math.max(...counts.values())
   // Mostly non-ASCII and one symbol, or mostly non-ASCII and not letters: no language is written so.
