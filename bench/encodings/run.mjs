@@ -1,7 +1,8 @@
 // read_file encoding accuracy over chardet's test corpus (a folder per encoding, e.g. windows-1251-russian/).
 // Ground truth: each file decoded as its folder says with Python's codecs (glibc iconv for EUC-TW, which
 // Python lacks); where vendors' tables differ (Shift_JIS/cp932 map 0x8160 to 〜 or ～), any of the
-// encoding's usual variants counts, and so does the WHATWG decoding of its label (Node's TextDecoder). Each file is read whole through read_file on the product composition (dsh-sandbox-policy
+// encoding's usual variants counts, and so does the WHATWG decoding of its label (Node's TextDecoder).
+// Each file is read whole through read_file on the product composition (dsh-sandbox-policy
 // workspace-write + dsh-fs-sandbox) and counted right when its lines equal the truth's (line endings aside).
 // Usage: node bench/encodings/run.mjs <corpus-dir>   (e.g. chardet's tests/; needs the built package)
 // Prints per-encoding and per-family rows: right / files, and how the wrong ones were answered

@@ -14,7 +14,7 @@ const RIVAL_MARGIN = 0.8
 /** Below this confidence a guess is sure only with no rival half as likely; below the low one, never. */
 const SURE_CONFIDENCE = 0.5
 const LOW_CONFIDENCE = 0.15
-/** Fewer non-ASCII (or NUL, for UTF-16/32) bytes than this say too little to be sure (4 bytes of Big5 read as EUC-JP with confidence 0.56). */
+/** Fewer non-ASCII (or NUL, for UTF-16/32) bytes say too little to be sure (4 bytes of Big5 read as EUC-JP with confidence 0.56). */
 const MIN_EVIDENCE = 32
 /** A CJK reading is sure only when this share of its characters are everyday ones. */
 const COMMON_SHARE = 0.9
@@ -65,7 +65,7 @@ export function detect(sample: Uint8Array): Detection {
   return { kind: 'text', encoding: best.name, alternatives: likely.slice(0, 3).map(({ name }) => name) }
 }
 
-/** Lead bytes of each CJK encoding's everyday characters (GB2312 level 1, Big5's frequent set, KS X 1001 Hangul, JIS level 1 and kana), and of its punctuation rows. */
+/** Lead bytes of everyday CJK characters (GB2312 level 1, Big5's frequent set, KS X 1001 Hangul, JIS level 1, kana) and punctuation. */
 const COMMON: Readonly<Record<string, { common: [number, number][], neutral: [number, number][] }>> = {
   'GB18030': { common: [[0xb0, 0xd7]], neutral: [[0xa1, 0xa3]] },
   'Big5': { common: [[0xa4, 0xc6]], neutral: [[0xa1, 0xa3]] },
@@ -155,7 +155,7 @@ function badness(text: string): number {
  * encoding decides) not one repeated symbol or a spray of non-letters; and, in an alphabet, spaces between words —
  * as a blob read in a legacy code page has none of.
  */
-export function plausible(text: string, multiByte: boolean): boolean {
+function plausible(text: string, multiByte: boolean): boolean {
   let chars = 0
   let controls = 0
   let high = 0

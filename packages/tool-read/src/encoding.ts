@@ -1,4 +1,4 @@
-/** Encoding names and decoders: BOMs, the labels read_file takes, iconv-lite (Node's windows-1252 gets € wrong) or WHATWG for ISO-2022-JP. */
+/** Encoding names and decoders: BOMs, the labels read_file takes, iconv-lite (Node's windows-1252 gets € wrong), WHATWG's ISO-2022-JP. */
 
 import { isAscii } from 'node:buffer'
 import iconv from 'iconv-lite'

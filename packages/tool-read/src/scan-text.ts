@@ -1,4 +1,4 @@
-/** Decoded text chunks into a window, holding one chunk and at most maxLineLength + 1 units of the current line. Lines end at LF, CRLF or a lone CR. */
+/** Decoded text chunks into a window, holding one chunk and at most maxLineLength + 1 units of the line (LF, CRLF, CR end it). */
 
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { NulRun } from './encoding.ts'

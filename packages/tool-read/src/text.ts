@@ -45,15 +45,18 @@ async function decodeAs(source: Source, request: WindowRequest, encoding: string
   const { info, exec: { signal } } = source
   const guess = alternatives === undefined ? {} : { alternatives }
   try {
-    if (lineSafe(encoding)) return { ...await scanBytes(source.chunks(undefined, true), request, info.size, signal, { legacy: encoding }), encoding, ...guess }
+    if (lineSafe(encoding)) {
+      return { ...await scanBytes(source.chunks(undefined, true), request, info.size, signal, { legacy: encoding }), encoding, ...guess }
+    }
     const counter = { bytes: 0 }
-    return { ...await scanTextChunks(decodeChunks(source.chunks(), encoding, counter), request, info.size, signal, counter), encoding, ...guess }
+    const window = await scanTextChunks(decodeChunks(source.chunks(), encoding, counter), request, info.size, signal, counter)
+    return { ...window, encoding, ...guess }
   } catch (error) {
     throw unchecked(source, error)
   }
 }
 
-/** UTF-8 whatever its bytes: those that are not UTF-8 show as U+FFFD and the value names the first line holding one (`invalid`: known to hold some). */
+/** UTF-8 whatever its bytes: bad ones show as U+FFFD, the value names the first line holding one (`invalid`: known to hold some). */
 async function readLenientUtf8(source: Source, request: WindowRequest, invalid: boolean): Promise<TextRead> {
   const { info, exec: { signal } } = source
   try {
@@ -78,7 +81,7 @@ async function readUtf8(source: Source, request: WindowRequest): Promise<TextRea
 }
 
 /** ISO-2022 text is 7-bit, so it passes as UTF-8: its escapes say what it is (ISO-2022-KR's once, at the top). */
-const ISO_2022_JP = /\x1b\$[@B]/u
+const ISO_2022_JP = ['\x1b$B', '\x1b$@']
 const ISO_2022_KR = '\x1b$)C'
 
 async function decide(source: Source, request: WindowRequest, label: string | undefined): Promise<TextRead> {
@@ -90,7 +93,7 @@ async function decide(source: Source, request: WindowRequest, label: string | un
   const utf8 = await readUtf8(source, request)
   if (utf8 !== undefined) {
     if (Buffer.from(head).includes(ISO_2022_KR)) throw unsupported(source.target, 'ISO-2022-KR')
-    return utf8.lines.some((line) => ISO_2022_JP.test(line)) ? await decodeAs(source, request, 'iso-2022-jp') : utf8
+    return utf8.lines.some((line) => ISO_2022_JP.some((escape) => line.includes(escape))) ? await decodeAs(source, request, 'iso-2022-jp') : utf8
   }
   // A BOM says UTF-8 whatever the detector would guess from a few bad bytes.
   if (bom === 'utf-8') return await readLenientUtf8(source, request, true)
