@@ -33,8 +33,9 @@ export function strayBytesInUtf8(sample: Uint8Array): boolean {
   return good > 0 && good >= bad * 2
 }
 
-/** Readings decoded and compared: the detector's first few (distinct names). */
+/** Readings decoded and compared: the detector's first few (distinct names), on the sample's first 16 KiB (enough evidence, a bounded cost). */
 const CANDIDATES = 12
+const READING_BYTES = 16 * 1024
 
 export function detect(sample: Uint8Array): Detection {
   const all = detectAll(sample, { minimumThreshold: 0.01 })
@@ -46,7 +47,7 @@ export function detect(sample: Uint8Array): Detection {
   for (const { encoding, confidence } of all) {
     const name = encoding === null ? undefined : readableName(encoding)
     if (name === undefined || readings.some((reading) => reading.name === name)) continue
-    const text = decodeSample(sample, name)
+    const text = decodeSample(sample.subarray(0, READING_BYTES), name)
     readings.push({ name, confidence, text, faults: badness(text) + (MULTI_BYTE.test(name) ? 0 : oddLetters(text)) })
     if (readings.length === CANDIDATES) break
   }
