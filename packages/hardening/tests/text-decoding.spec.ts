@@ -3,10 +3,13 @@
  * a BOM, and with `encoding=utf-8`), a blob of one repeated byte, bytes that are mostly controls,
  * NULs past the first 8 KiB inside and outside the shown window, CR-only line endings (a progress
  * bar's log), and a 100 GiB sparse file read past its text. Each answer must be true, and each call
- * settle within a bound. Each runs on the product's dsh-fs-sandbox and on the bare dsh-fs-local.
+ * settle within a bound; a host reading a large legacy-encoded file answers SIGTERM at once. Each
+ * runs on the product's dsh-fs-sandbox and on the bare dsh-fs-local.
  */
-import { truncate, writeFile } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { open, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import iconv from 'iconv-lite'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as Read from '../../tool-read/src/index.ts'
@@ -82,5 +85,26 @@ for (const [provider, composition] of COMPOSITIONS) {
       // A window inside the text is still served (the total, for a file this size, an estimate).
       expect((await read('sparse.txt', undefined, { offset: 10, limit: 2 })).value).toMatchObject({ lines: ['a line of text', 'a line of text'], totalExact: false })
     })
+
+    it('a host in the middle of reading 128 MiB of windows-1251 (detection, then a scan) answers SIGTERM at once', async () => {
+      const path = join(host.cwd, 'big-1251.txt')
+      const block = iconv.encode('В гимназии он не был первым учеником, но учителя его любили за живой ум.\n'.repeat(14_000), 'windows-1251')
+      const handle = await open(path, 'w')
+      for (let written = 0; written < 128 * 1024 * 1024; written += block.length) await handle.write(block)
+      await handle.close()
+      const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../fixtures/read-loop.ts'), host.cwd, path, '1500000', provider === 'dsh-fs-sandbox' ? 'sandbox' : 'local'], {
+        cwd: join(import.meta.dirname, '..'),
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+      await withinMs(60_000, 'the reading host to boot', new Promise<void>((resolve) => child.stdout.on('data', (data: Buffer) => {
+        if (String(data).includes('reading')) resolve()
+      })))
+      // The reads loop: one is running now (a scan of 128 MiB takes far longer than this).
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      child.kill('SIGTERM')
+      // Generous on a loaded machine; a scan that kept the event loop would hold the handler for seconds.
+      expect(await withinMs(2_000, 'the host to answer SIGTERM', exited)).toBe(143)
+    }, 120_000)
   })
 }
