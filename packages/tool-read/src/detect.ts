@@ -1,6 +1,5 @@
 /** Which encoding a non-UTF-8 sample is in: jschardet's ranked guesses, kept only when the decoded text looks like text. */
 
-import { detectAll } from 'jschardet'
 import { decodeSample, readableName, unsupportedName } from './encoding.ts'
 
 /**
@@ -37,7 +36,9 @@ export function strayBytesInUtf8(sample: Uint8Array): boolean {
 const CANDIDATES = 12
 const READING_BYTES = 16 * 1024
 
-export function detect(sample: Uint8Array): Detection {
+export async function detect(sample: Uint8Array): Promise<Detection> {
+  // Loaded on first use (its model costs ~100 ms to load): most hosts never meet a legacy file.
+  const { detectAll } = await import('jschardet')
   const all = detectAll(sample, { minimumThreshold: 0.01 })
   const top = all[0]?.encoding
   if (top === undefined || top === null) return { kind: 'binary' }

@@ -102,7 +102,7 @@ async function decide(source: Source, request: WindowRequest, label: string | un
   })
   if (sample === undefined) throw binaryError(source.target)
   if (strayBytesInUtf8(sample)) return await readLenientUtf8(source, request, true)
-  const found = detect(sample)
+  const found = await detect(sample)
   if (found.kind === 'binary') throw binaryError(source.target)
   if (found.kind === 'unsupported') throw unsupported(source.target, found.name)
   if (found.encoding === 'utf-8') return await readLenientUtf8(source, request, true)
