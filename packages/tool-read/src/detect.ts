@@ -32,7 +32,7 @@ export function strayBytesInUtf8(sample: Uint8Array): boolean {
   return good > 0 && good >= bad * 2
 }
 
-/** Readings decoded and compared: the detector's first few (distinct names), on the sample's first 16 KiB (enough evidence, a bounded cost). */
+/** Readings compared: the detector's first few (distinct names), on the sample's first 16 KiB (evidence enough, bounded cost). */
 const CANDIDATES = 12
 const READING_BYTES = 16 * 1024
 
