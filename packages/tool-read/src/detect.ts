@@ -112,7 +112,7 @@ interface Reading {
 }
 
 /** Where CJK text meets ASCII letters (`HTML태그`) the letters are of another script by right. */
-const MULTI_BYTE = /^(GB18030|Big5|Shift_JIS|EUC-JP|EUC-KR|ISO-2022-JP|utf-)/u
+const MULTI_BYTE = /^(GB18030|Big5|Shift_JIS|EUC-JP|EUC-KR|Johab|ISO-2022-JP|utf-)/u
 
 const isAsciiLetter = (code: number): boolean => (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)
 

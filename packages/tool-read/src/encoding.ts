@@ -3,6 +3,7 @@
 import { isAscii } from 'node:buffer'
 import iconv from 'iconv-lite'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { JohabDecoder } from './johab.ts'
 import { quoted } from './quote.ts'
 
 /** Unicode encodings named by a BOM. UTF-32 first: its LE BOM starts with UTF-16's. */
@@ -23,18 +24,19 @@ export function isUnicodeEditable(encoding: string): boolean {
   return /^utf-(8|16le|16be)$/u.test(encoding)
 }
 
+const squeeze = (label: string): string => label.toLowerCase().replace(/[^a-z0-9]/gu, '')
+
 export const isUtf8Label = (label: string): boolean => label.toLowerCase().replace(/[^a-z0-9]/gu, '') === 'utf8'
 
-/** Decoded by Node's WHATWG TextDecoder (iconv-lite has no ISO-2022-JP). */
+/** Decoded by Node's WHATWG TextDecoder (iconv-lite has no ISO-2022-JP), or by our own Johab decoder. */
 const WHATWG = new Set(['iso-2022-jp', 'csiso2022jp'])
+const isJohab = (label: string): boolean => squeeze(label) === 'johab'
 
 /** Encodings people have that no decoder here reads: refused by name rather than garbled. */
 const UNSUPPORTED: Readonly<Record<string, string>> = {
-  johab: 'Johab', euctw: 'EUC-TW', cns11643: 'EUC-TW', iso2022kr: 'ISO-2022-KR', csiso2022kr: 'ISO-2022-KR',
+  euctw: 'EUC-TW', cns11643: 'EUC-TW', iso2022kr: 'ISO-2022-KR', csiso2022kr: 'ISO-2022-KR',
   iso2022cn: 'ISO-2022-CN', kz1048: 'KZ-1048', ptcp154: 'PTCP154', maclatin2: 'MacLatin2',
 }
-const squeeze = (label: string): string => label.toLowerCase().replace(/[^a-z0-9]/gu, '')
-
 export function unsupportedName(label: string): string | undefined {
   return UNSUPPORTED[squeeze(label)]
 }
@@ -45,14 +47,14 @@ export function checkEncoding(label: string | undefined): void {
   if (unsupported !== undefined) {
     throw new HarnessError(`encoding ${quoted(label)}: read_file cannot decode ${unsupported}; convert the file to UTF-8 first (iconv -f ${unsupported.toUpperCase()} -t UTF-8)`, 'INVALID_ARGS')
   }
-  if (!WHATWG.has(label.toLowerCase()) && !iconv.encodingExists(label)) {
+  if (!WHATWG.has(label.toLowerCase()) && !isJohab(label) && !iconv.encodingExists(label)) {
     throw new HarnessError(`encoding ${quoted(label)} is not an encoding read_file knows; use a label such as gbk, big5, shift_jis, euc-jp, euc-kr, windows-1251, koi8-r or utf-16le, or omit it to detect`, 'INVALID_ARGS')
   }
 }
 
 /** Whether 0x0A is always a line feed (no trail byte is 0x0A: GB18030, Big5, Shift_JIS, EUC-*, code pages), so lines split on bytes. */
 export function lineSafe(encoding: string): boolean {
-  if (WHATWG.has(encoding)) return false
+  if (WHATWG.has(encoding) || isJohab(encoding)) return false
   const lf = iconv.encode('\n', encoding)
   return lf.length === 1 && lf[0] === 0x0a
 }
@@ -63,7 +65,7 @@ const CANONICAL: Readonly<Record<string, string>> = {
   eucjp: 'EUC-JP', eucjis2004: 'EUC-JP', gb18030: 'GB18030', gb2312: 'GB18030', gbk: 'GB18030', big5: 'Big5', big5hkscs: 'Big5',
   cp950: 'Big5', euckr: 'EUC-KR', cp949: 'EUC-KR', iso2022jp: 'ISO-2022-JP', iso2022jp2: 'ISO-2022-JP', iso2022jp2004: 'ISO-2022-JP',
   iso2022jpext: 'ISO-2022-JP', utf16le: 'utf-16le', utf16be: 'utf-16be', utf32le: 'utf-32le', utf32be: 'utf-32be',
-  utf8: 'utf-8', utf8sig: 'utf-8', ascii: 'utf-8', tis620: 'windows-874', cp874: 'windows-874', koi8r: 'KOI8-R', koi8u: 'KOI8-U', maccyrillic: 'MacCyrillic',
+  johab: 'Johab', utf8: 'utf-8', utf8sig: 'utf-8', ascii: 'utf-8', tis620: 'windows-874', cp874: 'windows-874', koi8r: 'KOI8-R', koi8u: 'KOI8-U', maccyrillic: 'MacCyrillic',
 }
 
 /** A detector's name as read_file reports it (a decoder exists for it), or undefined. */
@@ -81,6 +83,7 @@ export function readableName(name: string): string | undefined {
 
 /** A streaming decoder for `encoding` (iconv-lite's, or WHATWG's for ISO-2022-JP). */
 function decoderFor(encoding: string): { write(chunk: Buffer): string, end(): string | undefined } {
+  if (isJohab(encoding)) return new JohabDecoder()
   if (!WHATWG.has(encoding.toLowerCase())) return iconv.getDecoder(encoding)
   const decoder = new TextDecoder(encoding)
   return { write: (chunk) => decoder.decode(chunk, { stream: true }), end: () => decoder.decode() }

@@ -121,7 +121,7 @@ describe('the encoding argument', () => {
     // Known encodings no decoder here reads are refused by name.
     expect((await read('x.txt', Buffer.from('x\n'), { encoding: 'EUC-TW' })).text)
       .toBe('Error: encoding "EUC-TW": read_file cannot decode EUC-TW; convert the file to UTF-8 first (iconv -f EUC-TW -t UTF-8)')
-    expect((await read('x.txt', Buffer.from('x\n'), { encoding: 'johab' })).text).toMatch(/^Error: encoding "johab": read_file cannot decode Johab;/)
+    expect((await read('x.txt', Buffer.from('x\n'), { encoding: 'iso-2022-kr' })).text).toMatch(/^Error: encoding "iso-2022-kr": read_file cannot decode ISO-2022-KR;/)
     expect((await read('doc', Buffer.from('%PDF-1.4\n'), { encoding: 'gbk' })).text)
       .toBe(`Error: encoding applies to text files; "${join(host.cwd, 'doc')}" is a PDF — omit encoding`)
   })
@@ -208,13 +208,14 @@ describe('detection by language', () => {
     }
   })
 
-  it('ISO-2022-JP (7-bit, so it passes as UTF-8) is decoded by its escapes; Johab and ISO-2022-KR are refused by name', async () => {
+  it('ISO-2022-JP (7-bit, so it passes as UTF-8) is decoded by its escapes; Johab is detected and decoded; ISO-2022-KR is refused by name', async () => {
     const japanese = 'これは日本語のテキストです。文字コードの検出をテストします。\n東京都の天気は晴れです。\n'
     const jis = await read('jis.txt', pyEncode(japanese, 'iso2022_jp'))
     expect(jis.text).toBe(`1\tこれは日本語のテキストです。文字コードの検出をテストします。\n2\t東京都の天気は晴れです。\n\n${note('iso-2022-jp')}`)
-    const korean = '서울은 대한민국의 수도이며 한강을 따라 펼쳐진 큰 도시입니다. 봄에는 벚꽃이 피고 가을에는 단풍이 아름답습니다.\n'
-    expect((await read('johab.txt', pyEncode(korean, 'johab'))).text)
-      .toBe(`Error: cannot read "${join(host.cwd, 'johab.txt')}": it looks like Johab text, which read_file cannot decode — convert it to UTF-8 first (iconv -f Johab -t UTF-8)`)
+    const korean = '서울은 대한민국의 수도이며 한강을 따라 펼쳐진 큰 도시입니다. 봄에는 벚꽃이 피고 가을에는 단풍이 아름답습니다. 漢字 ※ ①\n'
+    const johab = await read('johab.txt', pyEncode(korean, 'johab'))
+    expect(johab.text).toBe(`1\t${korean.trimEnd()}\n\n${note('Johab')}`)
+    expect((await read('johab.txt', pyEncode(korean, 'johab'), { encoding: 'JOHAB' })).value?.lines).toEqual([korean.trimEnd()])
     expect((await read('kr.txt', pyEncode(korean, 'iso2022_kr'))).text).toMatch(/^Error: cannot read ".*kr\.txt": it looks like ISO-2022-KR text, which read_file cannot decode/)
   })
 })
