@@ -29,8 +29,8 @@ async function read(name: string, content: Buffer, args: Record<string, unknown>
 
 const note = (name: string) => `(Decoded from ${name}. Edits must keep this encoding: edit/write would save UTF-8.)`
 const guessNote = (name: string, others: unknown) => {
-  const list = Array.isArray(others) && others.length > 0 ? others.map((other) => `"${String(other)}"`).join(' or ') : 'the file\'s encoding'
-  return `(Decoded from ${name}, a guess: if the text looks garbled, pass encoding ${list}. Edits must keep this encoding: edit/write would save UTF-8.)`
+  const pass = Array.isArray(others) && others.length > 0 ? `encoding ${others.map((other) => `"${String(other)}"`).join(' or ')}` : 'the file\'s encoding as encoding'
+  return `(Decoded from ${name}, a guess: if the text looks garbled, pass ${pass}. Edits must keep this encoding: edit/write would save UTF-8.)`
 }
 /** Python's codecs, for the encodings iconv-lite cannot write. */
 const pyEncode = (text: string, codec: string) => execFileSync('python3', ['-c', 'import sys; sys.stdout.buffer.write(sys.stdin.read().encode(sys.argv[1]))', codec], { input: text })
@@ -206,6 +206,11 @@ describe('detection by language', () => {
         expect(seen).toBe(encoding.startsWith('utf-16'))
       }
     }
+    // Without ASCII there is no NUL pattern: a guess, said even for UTF-16.
+    const japanese = 'これは日本語のテキストです。文字コードの検出をテストします。'
+    const { text, value } = await read('ja16.txt', iconv.encode(`${japanese}\n`, 'utf-16le'))
+    expect(value).toMatchObject({ encoding: 'utf-16le', lines: [japanese], alternatives: [] })
+    expect(text).toBe(`1\t${japanese}\n\n(Decoded from UTF-16LE, a guess: if the text looks garbled, pass the file's encoding as encoding.)`)
   })
 
   it('ISO-2022-JP (7-bit, so it passes as UTF-8) is decoded by its escapes; Johab is detected and decoded; ISO-2022-KR is refused by name', async () => {
