@@ -54,7 +54,7 @@ export function checkEncoding(label: string | undefined): void {
 
 /** Whether 0x0A is always a line feed (no trail byte is 0x0A: GB18030, Big5, Shift_JIS, EUC-*, code pages), so lines split on bytes. */
 export function lineSafe(encoding: string): boolean {
-  if (WHATWG.has(encoding) || isJohab(encoding)) return false
+  if (WHATWG.has(encoding.toLowerCase()) || isJohab(encoding)) return false
   const lf = iconv.encode('\n', encoding)
   return lf.length === 1 && lf[0] === 0x0a
 }

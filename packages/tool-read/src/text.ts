@@ -93,7 +93,7 @@ async function decide(source: Source, request: WindowRequest, label: string | un
   const utf8 = await readUtf8(source, request)
   if (utf8 !== undefined) {
     if (Buffer.from(head).includes(ISO_2022_KR)) throw unsupported(source.target, 'ISO-2022-KR')
-    return utf8.lines.some((line) => ISO_2022_JP.some((escape) => line.includes(escape))) ? await decodeAs(source, request, 'iso-2022-jp') : utf8
+    return utf8.lines.some((line) => ISO_2022_JP.some((escape) => line.includes(escape))) ? await decodeAs(source, request, 'ISO-2022-JP') : utf8
   }
   // A BOM says UTF-8 whatever the detector would guess from a few bad bytes.
   if (bom === 'utf-8') return await readLenientUtf8(source, request, true)

@@ -216,7 +216,7 @@ describe('detection by language', () => {
   it('ISO-2022-JP (7-bit, so it passes as UTF-8) is decoded by its escapes; Johab is detected and decoded; ISO-2022-KR is refused by name', async () => {
     const japanese = 'これは日本語のテキストです。文字コードの検出をテストします。\n東京都の天気は晴れです。\n'
     const jis = await read('jis.txt', pyEncode(japanese, 'iso2022_jp'))
-    expect(jis.text).toBe(`1\tこれは日本語のテキストです。文字コードの検出をテストします。\n2\t東京都の天気は晴れです。\n\n${note('iso-2022-jp')}`)
+    expect(jis.text).toBe(`1\tこれは日本語のテキストです。文字コードの検出をテストします。\n2\t東京都の天気は晴れです。\n\n${note('ISO-2022-JP')}`)
     const korean = '서울은 대한민국의 수도이며 한강을 따라 펼쳐진 큰 도시입니다. 봄에는 벚꽃이 피고 가을에는 단풍이 아름답습니다. 漢字 ※ ①\n'
     const johab = await read('johab.txt', pyEncode(korean, 'johab'))
     expect(johab.text).toBe(`1\t${korean.trimEnd()}\n\n${note('Johab')}`)
