@@ -342,8 +342,9 @@ describe('the real dsh CLI with the four plugins', () => {
     const home = join(tmp, 'formats-home')
     const workspace = join(tmp, 'formats-ws')
     mkdirSync(workspace, { recursive: true })
-    // "// 中文注释" in GBK, and a one-page PDF with a text layer, written by hand (offsets computed).
-    writeFileSync(join(workspace, 'legacy.c'), Buffer.concat([Buffer.from('// '), Buffer.from('d6d0cec4d7a2cacd', 'hex'), Buffer.from('\nint x;\n')]))
+    // A Chinese comment in GBK, long enough for a sure detection (a few characters are only a guess), and a
+    // one-page PDF with a text layer, written by hand (offsets computed).
+    writeFileSync(join(workspace, 'legacy.c'), Buffer.concat([Buffer.from('// '), Buffer.from('d6d0cec4d7a2cacda3bad5e2b8f6b3ccd0f2d3c3d3dab2e2cad4b1e0c2ebbcecb2e2b5c4b9a6c4dc', 'hex'), Buffer.from('\nint x;\n')]))
     const content = 'BT /F1 12 Tf 10 150 Td (Hello from page one) Tj ET'
     const objects = [
       '<< /Type /Catalog /Pages 2 0 R >>',
@@ -370,7 +371,7 @@ describe('the real dsh CLI with the four plugins', () => {
     }
     const reads = loggedResults(install, home).filter((r) => r.name === 'read_file')
     expect(reads.map((r) => r.isError)).toEqual([false, false])
-    expect(reads[0]!.text).toBe('1\t// 中文注释\n2\tint x;\n\n(Decoded from GB18030. Edits must keep this encoding: edit/write would save UTF-8.)')
+    expect(reads[0]!.text).toBe('1\t// 中文注释：这个程序用于测试编码检测的功能\n2\tint x;\n\n(Decoded from GB18030. Edits must keep this encoding: edit/write would save UTF-8.)')
     expect(reads[1]!.text).toBe('--- Page 1 ---\nHello from page one')
   }, 300_000)
 })

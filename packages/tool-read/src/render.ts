@@ -15,11 +15,19 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
 }
 
-/** A file in another encoding than UTF-8/UTF-16: named, with what an edit must respect. */
-function encodingNote(encoding: string): string {
-  if (isUnicodeEditable(encoding)) return ''
+/** A file in another encoding than UTF-8/UTF-16, or a guess: named (and said to be a guess), with what an edit must respect. */
+function encodingNote({ encoding, alternatives, firstInvalidLine }: TextValue): string {
+  if (firstInvalidLine !== undefined) {
+    const where = firstInvalidLine === null ? '' : `, the first on line ${firstInvalidLine}`
+    return `\n\n(Bytes that are not UTF-8 are shown as \uFFFD${where}; edit/write would not keep them.)`
+  }
+  const editable = isUnicodeEditable(encoding)
+  if (editable && alternatives === undefined) return ''
   const name = encoding.startsWith('utf-') ? encoding.toUpperCase() : encoding
-  return `\n\n(Decoded from ${name}. Edits must keep this encoding: edit/write would save UTF-8.)`
+  const keep = editable ? '' : ' Edits must keep this encoding: edit/write would save UTF-8.'
+  if (alternatives === undefined) return `\n\n(Decoded from ${name}.${keep})`
+  const pass = alternatives.length === 0 ? 'the file\'s encoding as encoding' : `encoding ${alternatives.map((other) => `"${other}"`).join(' or ')}`
+  return `\n\n(Decoded from ${name}, a guess: if the text looks garbled, pass ${pass}.${keep})`
 }
 
 function windowText(value: TextValue): string {
@@ -86,7 +94,7 @@ function renderImage(value: ImageValue): string {
 }
 
 const RENDER = {
-  text: (value: TextValue) => windowText(value) + encodingNote(value.encoding),
+  text: (value: TextValue) => windowText(value) + encodingNote(value),
   pdf: renderPdf,
   image: renderImage,
 }

@@ -1,7 +1,23 @@
-/** Decoded text chunks into a window, holding one chunk and at most maxLineLength + 1 units of the current line. */
+/** Decoded text chunks into a window, holding one chunk and at most maxLineLength + 1 units of the line (LF, CRLF, CR end it). */
 
 import { FsError } from '@deepseek-ai/dsh-fs'
+import { NulRun } from './encoding.ts'
 import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
+
+/** NUL characters in a row that end a scan (a hole read through a provider), as NUL_RUN bytes do. */
+const NUL_RUN_CHARS = 16 * 1024
+
+/** The next line end at or after `from` in `text` and its length (CRLF is one), or -1. */
+function nextEnd(text: string, from: number, found: { length: number }): number {
+  const lf = text.indexOf('\n', from)
+  const cr = text.indexOf('\r', from)
+  if (cr === -1 || (lf !== -1 && lf < cr)) {
+    found.length = 1
+    return lf
+  }
+  found.length = text.charCodeAt(cr + 1) === 10 ? 2 : 1
+  return cr
+}
 
 /** `counter`: the bytes consumed so far, when the chunks were not UTF-8. */
 export async function scanTextChunks(
@@ -16,6 +32,9 @@ export async function scanTextChunks(
   let overflow = false
   let partial = false
   let bytesSeen = 0
+  // A CR at a chunk's end waits: an LF may start the next chunk.
+  let heldCr = false
+  const found = { length: 1 }
 
   const append = (segment: string): void => {
     if (overflow) return
@@ -26,32 +45,46 @@ export async function scanTextChunks(
       line += segment
     }
   }
+  const endLine = (): void => {
+    window.takeLine(line)
+    line = ''
+    overflow = false
+  }
 
-  for await (const chunk of chunks) {
+  for await (const decoded of chunks) {
     if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
-    if (early) bytesSeen = counter?.bytes ?? bytesSeen + Buffer.byteLength(chunk, 'utf8')
+    if (decoded.length >= NUL_RUN_CHARS && decoded.charCodeAt(0) === 0 && !/[^\0]/u.test(decoded)) throw new NulRun()
+    if (early) bytesSeen = counter?.bytes ?? bytesSeen + Buffer.byteLength(decoded, 'utf8')
+    let chunk: string = heldCr ? `\r${decoded}` : decoded
+    heldCr = chunk.endsWith('\r')
+    if (heldCr) chunk = chunk.slice(0, -1)
     let start = 0
-    let newline: number
+    let end: number
     for (;;) {
       const skip = window.skippable
       if (skip > 0) {
         // The counting loop of scan-bytes.ts on strings (one shared loop is polymorphic: 35% slower on 1 GiB).
         let counted = 0
-        while (counted < skip && (newline = chunk.indexOf('\n', start)) !== -1) {
-          counted += 1
-          start = newline + 1
+        if (chunk.indexOf('\r', start) === -1) {
+          while (counted < skip && (end = chunk.indexOf('\n', start)) !== -1) {
+            counted += 1
+            start = end + 1
+          }
+        } else {
+          while (counted < skip && (end = nextEnd(chunk, start, found)) !== -1) {
+            counted += 1
+            start = end + found.length
+          }
         }
         window.lineCount += counted
         if (counted < skip) break
         continue
       }
-      newline = chunk.indexOf('\n', start)
-      if (newline === -1) break
-      append(chunk.slice(start, newline))
-      window.takeLine(line, !overflow)
-      line = ''
-      overflow = false
-      start = newline + 1
+      end = nextEnd(chunk, start, found)
+      if (end === -1) break
+      append(chunk.slice(start, end))
+      endLine()
+      start = end + found.length
     }
     if (start < chunk.length) {
       partial = true
@@ -61,8 +94,14 @@ export async function scanTextChunks(
     }
     if (early && window.canStop(partial)) return window.estimate(size, bytesSeen, partial)
   }
+  if (heldCr) {
+    // A CR at the very end ends its line.
+    if (window.wantsNext) endLine()
+    else window.lineCount += 1
+    partial = false
+  }
   if (partial) {
-    if (window.wantsNext) window.takeLine(line, !overflow)
+    if (window.wantsNext) endLine()
     else window.lineCount += 1
   }
   return window.result(window.lineCount, true)

@@ -1,34 +1,67 @@
-/** The text reader: `encoding`, else a BOM, else strict UTF-8, else a legacy encoding detected on a sample, else binary. */
+/** The text reader: `encoding`, else a BOM, else strict UTF-8, else a detected encoding (UTF-8 with bad bytes among them), else binary. */
 
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
-import { bomEncoding, decodeChunks, detectionSample, detectLegacy, isUnicodeEditable, lineSafe } from './encoding.ts'
+import { detect, strayBytesInUtf8 } from './detect.ts'
+import { bomEncoding, decodeChunks, detectionSample, isUnicodeEditable, isUtf8Label, lineSafe, NUL_RUN, NulRun } from './encoding.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
 import { NotText, scanBytes } from './scan-bytes.ts'
 import { scanTextChunks } from './scan-text.ts'
 import type { Source } from './source.ts'
-import type { TextWindow, WindowRequest } from './window.ts'
+import { NulLine, type TextWindow, type WindowRequest } from './window.ts'
 
 export type TextRead = TextWindow & {
-  /** `utf-8`, `utf-16le`/`be`, `utf-32le`/`be`, or the legacy encoding decoded from (`GB18030`, `windows-1252`, …). */
+  /** `utf-8`, `utf-16le`/`be`, `utf-32le`/`be`, or the legacy encoding decoded from (`GB18030`, `windows-1251`, …). */
   encoding: string
+  /** Present when the detected encoding is a guess: other encodings the file may be in (maybe none), to pass as `encoding`. */
+  alternatives?: string[]
+  /** UTF-8 holding bytes that are not UTF-8 (shown as U+FFFD): the first line with one, or null when past the lines scanned. */
+  firstInvalidLine?: number | null
 }
 
-function binaryError(target: FsTarget): FsError {
-  return new FsError(`cannot read "${target.displayPath}": binary file (NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`, 'FS_NOT_TEXT')
+const NO_ENCODING = 'NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it'
+
+function binaryError(target: FsTarget, why = NO_ENCODING): FsError {
+  return new FsError(`cannot read "${target.displayPath}": binary file (${why}); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`, 'FS_NOT_TEXT')
+}
+
+function unsupported(target: FsTarget, name: string): FsError {
+  return new FsError(`cannot read "${target.displayPath}": it looks like ${name} text, which read_file cannot decode — convert it to UTF-8 first (iconv -f ${name} -t UTF-8)`, 'FS_NOT_TEXT')
+}
+
+/** NULs where text was expected, as the binary error that names them. */
+function nulError(source: Source, error: unknown): unknown {
+  if (error instanceof NulLine) return binaryError(source.target, `a NUL byte on line ${error.line}`)
+  if (error instanceof NulRun) return binaryError(source.target, `${NUL_RUN / 1024} KiB of NUL bytes in a row, as in a sparse file's hole`)
+  return error
 }
 
 /** Through a provider, non-UTF-8 text is read whole: over maxFileBytes its encoding is not checked. */
 function unchecked(source: Source, error: unknown): unknown {
-  if (!(error instanceof FsError && error.code === 'FS_TOO_LARGE')) return error
+  if (!(error instanceof FsError && error.code === 'FS_TOO_LARGE')) return nulError(source, error)
   return new FsError(`cannot read "${source.target.displayPath}": not UTF-8 text, and this file system provider reads other text whole, so a file over maxFileBytes (${source.maxFileBytes}) is not decoded — convert it to UTF-8, read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
 }
 
-async function decodeAs(source: Source, request: WindowRequest, encoding: string): Promise<TextRead> {
+async function decodeAs(source: Source, request: WindowRequest, encoding: string, alternatives?: string[]): Promise<TextRead> {
+  const { info, exec: { signal } } = source
+  const guess = alternatives === undefined ? {} : { alternatives }
+  try {
+    if (lineSafe(encoding)) {
+      return { ...await scanBytes(source.chunks(undefined, true), request, info.size, signal, { legacy: encoding }), encoding, ...guess }
+    }
+    const counter = { bytes: 0 }
+    const window = await scanTextChunks(decodeChunks(source.chunks(), encoding, counter), request, info.size, signal, counter)
+    return { ...window, encoding, ...guess }
+  } catch (error) {
+    throw unchecked(source, error)
+  }
+}
+
+/** UTF-8 whatever its bytes: bad ones show as U+FFFD, the value names the first line holding one (`invalid`: known to hold some). */
+async function readLenientUtf8(source: Source, request: WindowRequest, invalid: boolean): Promise<TextRead> {
   const { info, exec: { signal } } = source
   try {
-    if (lineSafe(encoding)) return { ...await scanBytes(source.chunks(undefined, true), request, info.size, signal, encoding), encoding }
-    const counter = { bytes: 0 }
-    return { ...await scanTextChunks(decodeChunks(source.chunks(), encoding, counter), request, info.size, signal, counter), encoding }
+    const window = await scanBytes(source.chunks(undefined, true), request, info.size, signal, { utf8: 'lenient' })
+    return { ...window, encoding: 'utf-8', ...invalid && window.firstInvalidLine === undefined ? { firstInvalidLine: null } : {} }
   } catch (error) {
     throw unchecked(source, error)
   }
@@ -44,29 +77,42 @@ async function readUtf8(source: Source, request: WindowRequest): Promise<TextRea
     return { ...window, encoding: 'utf-8' }
   } catch (error) {
     if (error instanceof NotText || (error instanceof FsError && error.code === 'FS_NOT_TEXT')) return undefined
-    throw error
+    throw nulError(source, error)
   }
 }
 
+/** ISO-2022 text is 7-bit, so it passes as UTF-8: its escapes say what it is (ISO-2022-KR's once, at the top). */
+const ISO_2022_JP = ['\x1b$B', '\x1b$@']
+const ISO_2022_KR = '\x1b$)C'
+
 async function decide(source: Source, request: WindowRequest, label: string | undefined): Promise<TextRead> {
-  const utf8Label = label?.toLowerCase().replace(/[^a-z0-9]/gu, '') === 'utf8'
-  if (label !== undefined && !utf8Label) return await decodeAs(source, request, label.toLowerCase())
-  const bom = label === undefined ? bomEncoding(await source.head()) : undefined
-  if (bom !== undefined) return await decodeAs(source, request, bom)
+  if (label !== undefined && !isUtf8Label(label)) return await decodeAs(source, request, label.toLowerCase())
+  if (label !== undefined) return await readLenientUtf8(source, request, false)
+  const head = await source.head()
+  const bom = bomEncoding(head)
+  if (bom !== undefined && bom !== 'utf-8') return await decodeAs(source, request, bom)
   const utf8 = await readUtf8(source, request)
-  if (utf8 !== undefined) return utf8
-  if (label !== undefined) throw binaryError(source.target)
+  if (utf8 !== undefined) {
+    if (Buffer.from(head).includes(ISO_2022_KR)) throw unsupported(source.target, 'ISO-2022-KR')
+    return utf8.lines.some((line) => ISO_2022_JP.some((escape) => line.includes(escape))) ? await decodeAs(source, request, 'ISO-2022-JP') : utf8
+  }
+  // A BOM says UTF-8 whatever the detector would guess from a few bad bytes.
+  if (bom === 'utf-8') return await readLenientUtf8(source, request, true)
   const sample = await detectionSample(source.chunks()).catch((error: unknown) => {
     throw unchecked(source, error)
   })
-  const legacy = sample === undefined ? undefined : detectLegacy(sample)
-  if (legacy === undefined) throw binaryError(source.target)
-  return await decodeAs(source, request, legacy)
+  if (sample === undefined) throw binaryError(source.target)
+  if (strayBytesInUtf8(sample)) return await readLenientUtf8(source, request, true)
+  const found = await detect(sample)
+  if (found.kind === 'binary') throw binaryError(source.target)
+  if (found.kind === 'unsupported') throw unsupported(source.target, found.name)
+  if (found.encoding === 'utf-8') return await readLenientUtf8(source, request, true)
+  return await decodeAs(source, request, found.encoding, found.alternatives)
 }
 
 export async function readText({ source, config, options }: ReadRequest): Promise<ReadResult> {
   const request = { offset: options.offset, limit: options.limit, maxLineLength: config.maxLineLength, maxBytes: config.maxBytes }
   const text = await decide(source, request, options.encoding)
-  // The host's edit and write save UTF-8: an observation would let them re-encode a legacy file.
-  return { value: { kind: 'text', path: source.target.displayPath, ...text }, observe: isUnicodeEditable(text.encoding) }
+  // The host's edit and write save UTF-8: an observation would let them re-encode a legacy file (or drop bad bytes).
+  return { value: { kind: 'text', path: source.target.displayPath, ...text }, observe: isUnicodeEditable(text.encoding) && text.firstInvalidLine === undefined }
 }

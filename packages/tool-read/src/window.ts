@@ -43,6 +43,13 @@ export function cutToBytes(text: string, maxBytes: number, what: string): string
   return `${bytes.subarray(0, maxBytes).toString('utf8').replace(/\uFFFD$/u, '')}... (${what} to ${maxBytes} bytes)`
 }
 
+/** A line to be shown holds a NUL byte: the window is not text. */
+export class NulLine extends Error {
+  constructor(readonly line: number) {
+    super(`NUL byte on line ${line}`)
+  }
+}
+
 export class WindowCollector {
   /** Complete lines seen so far (shown or skipped). */
   lineCount = 0
@@ -68,11 +75,12 @@ export class WindowCollector {
     return this.full ? Number.POSITIVE_INFINITY : Math.max(0, this.request.offset - 1 - this.lineCount)
   }
 
-  /** Keep the next line: `prefix` is at most maxLineLength + 1 units of it, `whole` if that is all (only then is a CR an ending). */
-  takeLine(prefix: string, whole: boolean): void {
+  /** Keep the next line: `prefix` is at most maxLineLength + 1 units of it. A NUL in it makes the window binary. */
+  takeLine(prefix: string): void {
     this.lineCount += 1
+    if (prefix.includes('\0')) throw new NulLine(this.lineCount)
     const { maxLineLength, maxBytes } = this.request
-    let text = whole && prefix.endsWith('\r') ? prefix.slice(0, -1) : prefix
+    let text = prefix
     const cut = text.length > maxLineLength
     if (cut) text = `${cutAt(text, maxLineLength)}... (line truncated to ${maxLineLength} chars)`
     const bytes = Buffer.byteLength(text, 'utf8')

@@ -53,14 +53,15 @@ it('through the agent loop: a GBK file and a PDF are read; an edit of the GBK fi
   })
   await host.ctx.plugin(ObservationPolicy)
   await host.ctx.plugin(ToolFs, {})
-  const gbk = iconv.encode('// 中文注释\nint main(void) { return 0; }\n', 'gbk')
+  // Enough Chinese for a sure detection (a few characters are only a guess).
+  const gbk = iconv.encode('// 中文注释：这个程序用于测试编码检测的功能\nint main(void) { return 0; }\n', 'gbk')
   await writeFile(join(host.cwd, 'legacy.c'), gbk)
   await writeFile(join(host.cwd, 'spec.pdf'), await makePdf(3))
   const [legacy, pdf, edit] = toolResults(await runTurn(host.ctx, host.agent()))
   expect(legacy).toEqual({
     callId: 'g',
     isError: false,
-    text: '1\t// 中文注释\n2\tint main(void) { return 0; }\n\n(Decoded from GB18030. Edits must keep this encoding: edit/write would save UTF-8.)',
+    text: '1\t// 中文注释：这个程序用于测试编码检测的功能\n2\tint main(void) { return 0; }\n\n(Decoded from GB18030. Edits must keep this encoding: edit/write would save UTF-8.)',
   })
   expect(pdf).toEqual({ callId: 'p', isError: false, text: '--- Page 2 ---\nPage 2 text\nsecond line\n\n(Showing pages 2 of 3. Use pages="3" to continue.)' })
   expect(edit?.isError).toBe(true)

@@ -88,6 +88,16 @@ const cases: Record<string, () => Buffer> = {
   'Shift_JIS': () => iconv.encode('これは日本語のテキストです。文字コードの検出をテストします。\n'.repeat(50), 'shift_jis'),
   'windows-1252': () => iconv.encode('café crème — 5 € and it’s “quoted”\n'.repeat(3), 'windows-1252'),
   'a lead byte before a line feed': () => Buffer.concat([iconv.encode('中文\n'.repeat(20), 'gbk'), Buffer.from([0xd6, 0x0a, 0x41, 0x0a])]),
+  'CR-only lines, a CR at a chunk edge before and after an LF': () => {
+    const bar = Array.from({ length: 3000 }, (_, i) => `step ${i} ${'#'.repeat(i % 30)}`).join('\r')
+    return Buffer.concat([Buffer.from(bar.slice(0, CHUNK - 1)), Buffer.from('\r\n'), Buffer.from(bar.slice(CHUNK - 1)), Buffer.from('\r')])
+  },
+  'a CR as the last byte of a chunk, a lone CR then': () => Buffer.concat([Buffer.alloc(CHUNK - 1, 'b'), Buffer.from('\rnext\rlast')]),
+  'a NUL on line 900, past the 8 KiB sample': () => Buffer.from(Array.from({ length: 1000 }, (_, i) => i === 899 ? 'x\0y' : `line ${i}`).join('\n')),
+  'UTF-8 BOM and bad bytes': () => Buffer.concat([Buffer.from('\uFEFFname,city\nJosé,Zürich\n'), Buffer.from([0xe9, 0x0a, 0x80, 0x0a])]),
+  'bad bytes and a character cut by the end': () => Buffer.concat([Buffer.from('é漢\n'.repeat(3000)), Buffer.from([0xff, 0x0a, 0xe6, 0xbc])]),
+  'windows-1251 with CR-only lines': () => iconv.encode(Array.from({ length: 300 }, (_, i) => `${i} В гимназии он не был первым учеником, но учителя его любили.`).join('\r'), 'windows-1251'),
+  'UTF-16LE without BOM, CRLF': () => iconv.encode(Array.from({ length: 300 }, (_, i) => `${i} plain text line`).join('\r\n'), 'utf-16le'),
   'empty': () => Buffer.alloc(0),
   'only newlines': () => Buffer.from('\n\n\n'),
 }

@@ -147,6 +147,23 @@ describe('text reads: the exact model text', () => {
     expect(textOf(await read('bom.txt'))).toBe('1\tfirst\n2\tsecond')
   })
 
+  it('a lone CR ends a line, also as the last byte of a 64 KiB chunk; a CRLF split by the chunk edge is one ending', async () => {
+    const chunk = 64 * 1024
+    await writeFile(join(host.cwd, 'cr-edge.txt'), Buffer.concat([Buffer.alloc(chunk - 1, 'a'), Buffer.from('\rnext\rlast\r')]))
+    const lone = await read('cr-edge.txt', { offset: 2 })
+    expect(lone.isError ? undefined : lone.value).toMatchObject({ lines: ['next', 'last'], totalLines: 3 })
+    await writeFile(join(host.cwd, 'crlf-edge.txt'), Buffer.concat([Buffer.alloc(chunk - 1, 'a'), Buffer.from('\r\nb\r\n')]))
+    const split = await read('crlf-edge.txt', { offset: 2 })
+    expect(split.isError ? undefined : split.value).toMatchObject({ lines: ['b'], totalLines: 2 })
+    // In a legacy encoding and in UTF-16 alike.
+    await writeFile(join(host.cwd, 'cr16.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('one\rtwo\r\nthree', 'utf16le')]))
+    const utf16 = await read('cr16.txt')
+    expect(utf16.isError ? undefined : utf16.value).toMatchObject({ lines: ['one', 'two', 'three'] })
+    await writeFile(join(host.cwd, 'cr-latin.txt'), Buffer.from('caf\xe9\rth\xe9\r', 'latin1'))
+    const latin = await read('cr-latin.txt', { encoding: 'latin1' })
+    expect(latin.isError ? undefined : latin.value).toMatchObject({ lines: ['café', 'thé'], totalLines: 2 })
+  })
+
   it('UTF-16 LE and BE with a BOM are decoded', async () => {
     const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('héllo\nwörld\n', 'utf16le')])
     const be = Buffer.from(le)
