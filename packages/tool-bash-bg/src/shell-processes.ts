@@ -58,6 +58,8 @@ export interface StartedShell {
   readonly processes: ShellProcesses
   readonly stdout: Readable
   readonly stderr: Readable
+  /** The command (its process and streams) no longer keeps the host's event loop alive: a background shell's exit handlers stop it instead. */
+  release(): void
 }
 
 /** Where commands run. Every call, foreground and background, starts through one of these. */
