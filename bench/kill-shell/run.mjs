@@ -77,14 +77,9 @@ async function bareKill() {
 async function terminateOnly() {
   const bg = await start(COOPERATIVE)
   const t = process.hrtime.bigint()
-  await shells.terminate(bg.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 5000 })
-  const done = ms(process.hrtime.bigint() - t)
-  const c = process.hrtime.bigint()
-  shells.survivors(bg.shell_id)
-  census.push(ms(process.hrtime.bigint() - c))
-  return done
+  await shells.stop(bg.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 5000 }, undefined)
+  return ms(process.hrtime.bigint() - t)
 }
-const census = []
 
 async function noop() {
   const t = process.hrtime.bigint()
@@ -115,7 +110,7 @@ const mine = median(ours)
 console.log('product composition (sandbox policy workspace-write, dsh-fs-sandbox, dsh-sandbox-local runner)')
 console.log(`1. cooperative 3-process shell (median of ${ROUNDS}): kill_shell ${mine.toFixed(2)} ms`)
 console.log(`   bare kill -TERM -pgid + wait until /proc shows the group gone: ${median(bare).toFixed(2)} ms, ratio ${(mine / median(bare)).toFixed(2)}x (target <= 1.5x)`)
-console.log(`   breakdown: no-op tool call ${median(floor).toFixed(2)} ms, registry.terminate alone ${median(registryOnly).toFixed(2)} ms (it ends on a fresh /proc census, marker scan included; one census alone: ${median(census).toFixed(2)} ms)`)
+console.log(`   breakdown: no-op tool call ${median(floor).toFixed(2)} ms, registry.stop alone ${median(registryOnly).toFixed(2)} ms (it ends on a fresh /proc census, marker scan included)`)
 
 const T = 1000
 {
