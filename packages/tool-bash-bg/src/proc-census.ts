@@ -1,5 +1,5 @@
 // Process facts from /proc (Linux): a shell lives while its group, or a process carrying its marks, does.
-import { hostSyscalls, type ProcessSyscalls } from './syscalls.ts'
+import { hostSyscalls, type PidAllocation, type ProcessSyscalls } from './syscalls.ts'
 
 /** The environment variables naming, on every process of a shell, the shell and the host that started it. */
 export const SHELL_MARK = 'DSH_BG_SHELL'
@@ -66,10 +66,40 @@ export function envValue(pid: number, name: string, sys: ProcessSyscalls = hostS
   return environ(sys, pid)?.split('\0').find((item) => item.startsWith(`${name}=`))?.slice(name.length + 1)
 }
 
+/**
+ * Start times of the processes the last census saw, by pid, so the next one skips the stat of a process that
+ * predates every shell it looks for. A cached pid still names the same process unless the allocator handed it
+ * out again since: only pids the allocator passed over (the arc from the last pid then to the last pid now) can
+ * have been, and a lap (nearly pid_max forks) makes every pid suspect.
+ */
+type Seen = { starts: Map<number, number>, at: PidAllocation | undefined }
+const seenBy = new WeakMap<ProcessSyscalls, Seen>()
+
+/** Whether `pid` lies in the cyclic arc (from, to]. */
+function passed(pid: number, from: number, to: number): boolean {
+  return from <= to ? pid > from && pid <= to : pid > from || pid <= to
+}
+
+/** Bring the cache up to `now`; false when it cannot be trusted (then it is empty). */
+function refresh(seen: Seen, now: PidAllocation | undefined): void {
+  const then = seen.at
+  seen.at = now
+  // Half of pid_max in forks is far short of a lap (a lap hands out every free pid), yet never reached within a kill.
+  if (now === undefined || then === undefined || now.forks < then.forks || now.forks - then.forks >= now.pidMax / 2) {
+    seen.starts.clear()
+    return
+  }
+  if (now.lastPid === then.lastPid) return
+  for (const pid of seen.starts.keys()) if (passed(pid, then.lastPid, now.lastPid)) seen.starts.delete(pid)
+}
+
 /** One pass over /proc for every target; a process's environment is read only outside the group, and only when young enough. */
 export function scanShells(targets: readonly ScanTarget[], sys: ProcessSyscalls = hostSyscalls): ScanResult[] {
   const found = targets.map((): ScanResult => ({ group: [], marked: [] }))
   if (targets.length === 0) return found
+  let seen = seenBy.get(sys)
+  if (seen === undefined) seenBy.set(sys, seen = { starts: new Map(), at: undefined })
+  refresh(seen, sys.allocation())
   const pids = sys.pids()
   if (pids === undefined) {
     // Not Linux: the group id itself is the only probe.
@@ -78,14 +108,33 @@ export function scanShells(targets: readonly ScanTarget[], sys: ProcessSyscalls 
   }
   const oldest = Math.min(...targets.map((target) => target.leaderStart))
   const guarded = protectedPids(sys)
-  for (const pid of pids) {
+  const listed = new Set<number>()
+  const look = (pid: number) => {
     const stat = readStat(sys, pid)
-    if (stat === undefined || stat.starttime < oldest || stat.state === 'Z' || stat.state === 'X') continue
+    if (stat === undefined) return
+    seen.starts.set(pid, stat.starttime)
+    if (stat.starttime < oldest || stat.state === 'Z' || stat.state === 'X') return
     targets.forEach((target, i) => {
       if (stat.starttime < target.leaderStart) return
       if (target.group && stat.pgrp === target.pgid) found[i]?.group.push(pid)
       else if (target.marks.length > 0 && !guarded.has(pid) && hasMarks(sys, pid, target.marks)) found[i]?.marked.push(pid)
     })
+  }
+  const skipped: number[] = []
+  for (const pid of pids) {
+    listed.add(pid)
+    const start = seen.starts.get(pid)
+    if (start !== undefined && start < oldest) skipped.push(pid)
+    else look(pid)
+  }
+  for (const pid of seen.starts.keys()) if (!listed.has(pid)) seen.starts.delete(pid)
+  // Pids handed out while this pass ran may have reused a skipped one: look at those after all.
+  const before = seen.at
+  refresh(seen, sys.allocation())
+  if (before === undefined || seen.at === undefined || seen.starts.size === 0) {
+    for (const pid of skipped) look(pid)
+  } else if (seen.at.lastPid !== before.lastPid) {
+    for (const pid of skipped) if (passed(pid, before.lastPid, seen.at.lastPid)) look(pid)
   }
   return found
 }

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { ProcessGroup } from '../src/process-group.ts'
-import type { ProcessSyscalls } from '../src/syscalls.ts'
+import type { PidAllocation, ProcessSyscalls } from '../src/syscalls.ts'
 
 type Proc = { pgrp: number, session: number, start: number, state?: string, env?: string[] }
 
@@ -14,6 +14,9 @@ class Table implements ProcessSyscalls {
   /** Signals that end a process; anything else is ignored (a process trapping it). */
   fatal = new Set(['SIGTERM', 'SIGKILL'])
   onDeath: (pid: number) => void = () => {}
+  /** The allocator's state; undefined: unreadable (every census stats every process). */
+  alloc: PidAllocation | undefined
+  stats = 0
 
   add(pid: number, proc: Proc): this {
     this.procs.set(pid, proc)
@@ -24,7 +27,12 @@ class Table implements ProcessSyscalls {
     return [...this.procs.keys()]
   }
 
+  allocation(): PidAllocation | undefined {
+    return this.alloc === undefined ? undefined : { ...this.alloc }
+  }
+
   stat(pid: number): string | undefined {
+    this.stats++
     const proc = this.procs.get(pid)
     if (proc === undefined) return undefined
     // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime prio nice threads itreal starttime
