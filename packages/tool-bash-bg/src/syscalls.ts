@@ -93,6 +93,7 @@ export const hostSyscalls: ProcessSyscalls = {
     pidMax ??= Number(readProc('/proc/sys/kernel/pid_max') ?? NaN)
     const lastPid = Number(readProc('/proc/sys/kernel/ns_last_pid', true) ?? NaN)
     const forks = Number(/^processes (\d+)$/m.exec(readProc('/proc/stat') ?? '')?.[1] ?? NaN)
-    return Number.isSafeInteger(lastPid) && Number.isSafeInteger(forks) && Number.isSafeInteger(pidMax) ? { lastPid, forks, pidMax } : undefined
+    const known = Number.isSafeInteger(lastPid) && Number.isSafeInteger(forks) && Number.isSafeInteger(pidMax)
+    return known ? { lastPid, forks, pidMax } : undefined
   },
 }

@@ -53,7 +53,8 @@ class Table implements ProcessSyscalls {
 
   signal(pid: number, signal: NodeJS.Signals): boolean {
     this.sent.push([pid, signal])
-    const targets = pid < 0 ? [...this.procs].filter(([, proc]) => proc.pgrp === -pid).map(([each]) => each) : this.procs.has(pid) ? [pid] : []
+    const group = [...this.procs].filter(([, proc]) => proc.pgrp === -pid).map(([each]) => each)
+    const targets = pid < 0 ? group : this.procs.has(pid) ? [pid] : []
     if (this.fatal.has(signal)) for (const each of targets) { this.procs.delete(each); this.onDeath(each) }
     return targets.length > 0
   }
