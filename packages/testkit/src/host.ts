@@ -34,6 +34,7 @@ export async function bootHost(options: HostOptions = {}): Promise<Host> {
     cwd,
     ...options.sandbox === undefined ? {} : { sandbox: options.sandbox },
     ...options.fileSystem === undefined ? {} : { fileSystem: options.fileSystem },
+    ...options.jobRegistry === undefined ? {} : { jobRegistry: options.jobRegistry },
   })
   const adapter = new ScriptedAdapter(options.script ?? [], options.imageInput ?? false)
   ctx.llm.registerAdapter(['mock'], adapter)

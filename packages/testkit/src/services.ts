@@ -22,6 +22,8 @@ export interface ServicesOptions {
   sandbox?: SandboxMode
   /** Mount this provider (a subclass of the local one, e.g. a stand-in for a remote provider) in place of dsh-fs-local. */
   fileSystem?: typeof LocalFileSystem
+  /** Mount dsh-jobs-local as ctx.jobs (default true); false leaves the slot to a test's own registry. */
+  jobRegistry?: boolean
 }
 
 /**
@@ -47,6 +49,6 @@ export async function bootServices(options: ServicesOptions): Promise<Context> {
     await ctx.plugin(SandboxPolicy, { mode: options.sandbox, workspaceRoot: cwd })
     await ctx.plugin(SandboxedFileSystem, { cwd })
   }
-  await ctx.plugin(LocalJobRegistry)
+  if (options.jobRegistry !== false) await ctx.plugin(LocalJobRegistry)
   return ctx
 }
