@@ -88,6 +88,18 @@ describe('host process exit', () => {
     expect(pidsWithMarker(mark)).toEqual([])
   })
 
+  it('SIGTERM during a wait_for whose pattern backtracks in JavaScript: the host answers it and its shells die', async () => {
+    const mark = marker('hostilewait')
+    const host = startHost('hostile-wait', mark)
+    await host.ready
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the waited shell')
+    // The wait is matching the 4000-character line now; a backtracking engine would hold the thread for hours.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    host.child.kill('SIGTERM')
+    expect(await host.exited).toEqual({ code: null, signal: 'SIGTERM' })
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
   it('SIGINT the host handles itself is not hijacked: shells live on until the host exits', async () => {
     const mark = marker('hostint')
     const host = startHost('host-sigint', mark)
