@@ -1,6 +1,6 @@
 // Crash leftovers: each host keeps a private record and marks its shells' processes with `DSH_BG_HOST`; the next
-// host stops the marked processes of a host that died without cleanup. A live host's record is never acted on.
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+// host stops the marked processes of a host proven dead. A live host's record, or one from another PID namespace, is never acted on.
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { envValue, HOST_MARK, scanShells, SHELL_MARK, startTimeOf } from './proc-census.ts'
@@ -9,7 +9,17 @@ import { hostSyscalls } from './syscalls.ts'
 /** Between SIGTERM and SIGKILL. */
 const LEFTOVER_GRACE_MS = 1000
 
-type HostRecord = { pid: number, start: number, mark: string, shells: string[] }
+/** `pidns` names the PID namespace `pid` belongs to: a pid from another namespace says nothing about this one's processes. */
+type HostRecord = { pid: number, start: number, pidns: string, mark: string, shells: string[] }
+
+/** This process's PID namespace (`pid:[4026531836]`), or '' where it cannot be read. */
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid')
+  } catch {
+    return ''
+  }
+}
 
 /** This host's private 0700 log directory, its `DSH_BG_HOST=…` mark, and its crash record. */
 export type HostDir = ReturnType<typeof openHostDir>
@@ -37,12 +47,14 @@ export function openHostDir() {
   const mark = `${HOST_MARK}=${basename(logDir)}`
   const recordFile = `${logDir}.json`
   const start = startTimeOf(process.pid) ?? 0
+  const pidns = pidNamespace()
   const dir = {
     logDir,
     mark,
+    pidns,
     save(shells: readonly string[]): void {
       if (base === undefined) return
-      const record: HostRecord = { pid: process.pid, start, mark, shells: [...shells] }
+      const record: HostRecord = { pid: process.pid, start, pidns, mark, shells: [...shells] }
       try {
         writeFileSync(`${recordFile}.tmp`, JSON.stringify(record), { mode: 0o600 })
         renameSync(`${recordFile}.tmp`, recordFile)
@@ -63,7 +75,8 @@ export function openHostDir() {
 function readRecord(file: string): HostRecord | undefined {
   try {
     const record = JSON.parse(readFileSync(file, 'utf8')) as HostRecord
-    return typeof record.mark === 'string' && record.mark.startsWith(`${HOST_MARK}=`) && Array.isArray(record.shells) ? record : undefined
+    return typeof record.mark === 'string' && record.mark.startsWith(`${HOST_MARK}=`) && Array.isArray(record.shells)
+      && typeof record.pidns === 'string' ? record : undefined
   } catch {
     return undefined
   }
@@ -83,8 +96,10 @@ export function reapLeftovers(own: HostDir): number {
   for (const entry of entries) {
     const file = join(base, entry)
     const record = entry.endsWith('.json') ? readRecord(file) : undefined
-    // The host still runs: the same pid with the same start time.
-    if (record === undefined || record.mark === own.mark || startTimeOf(record.pid) === record.start) continue
+    // Dead is proven only within one PID namespace (an unreadable one proves nothing): there, a pid whose
+    // process has another start time (or none) is not the host any more. A record without a namespace is not ours to judge.
+    if (record === undefined || record.mark === own.mark || record.pidns === '' || record.pidns !== own.pidns
+      || startTimeOf(record.pid) === record.start) continue
     const targets = [{ pgid: 0, leaderStart: record.start, group: false, marks: [record.mark] }]
     const pids = scanShells(targets)[0]?.marked ?? []
     stopped += new Set(pids.map((pid) => envValue(pid, SHELL_MARK) ?? String(pid))).size

@@ -16,6 +16,7 @@ import { blanksAsAbsent } from './absent.ts'
 import { liveness } from './liveness.ts'
 import type { ShellWorld } from './shell-processes.ts'
 import { waitForLine } from './wait-for.ts'
+import { compileLinePattern, type LinePattern } from './line-pattern.ts'
 
 declare module '@deepseek-ai/dsh-jobs' {
   interface JobKindMap {
@@ -38,7 +39,7 @@ type Started = { value: BackgroundValue, shell: BackgroundShell }
 
 export function createTool(ctx: Context, config: Config, registry: ShellRegistry): ToolDefinition {
   /** The wait_for pattern, when the call asks to wait. */
-  const validate = (args: Args): RegExp | undefined => {
+  const validate = (args: Args): LinePattern | undefined => {
     if (args.command.trim().length === 0) {
       throw new HarnessError('invalid command: expected a non-empty bash command, got an empty string', 'INVALID_ARGS')
     }
@@ -50,16 +51,12 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     if (bytes > MAX_COMMAND_BYTES) {
       throw new HarnessError(`invalid command: ${bytes} bytes is over the ${MAX_COMMAND_BYTES}-byte limit Linux puts on one process argument — write the script to a file and run that file`, 'INVALID_ARGS')
     }
-    let pattern: RegExp | undefined
+    let pattern: LinePattern | undefined
     if (args.wait_for !== undefined) {
       if (args.run_in_background !== true) {
         throw new HarnessError('invalid wait_for: it waits for a line of a background shell — add run_in_background: true, or omit wait_for', 'INVALID_ARGS')
       }
-      try {
-        pattern = new RegExp(args.wait_for)
-      } catch (error) {
-        throw new HarnessError(`invalid wait_for: ${JSON.stringify(args.wait_for)} is not a JavaScript regular expression (${(error as Error).message}) — escape special characters with \\, e.g. "listening on port \\d+"`, 'INVALID_ARGS')
-      }
+      pattern = compileLinePattern(args.wait_for)
     }
     // A background shell has no timeout (the value says it was ignored); with wait_for, it bounds the wait.
     const timeout = args.run_in_background === true && pattern === undefined ? undefined : args.timeout
@@ -99,7 +96,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
   }
 
   /** Wait for a matching line, the shell's end, or the timeout (the shell keeps running). */
-  const waitFor = async ({ value, shell }: Started, args: Args, pattern: RegExp, signal: AbortSignal): Promise<BackgroundValue> => {
+  const waitFor = async ({ value, shell }: Started, args: Args, pattern: LinePattern, signal: AbortSignal): Promise<BackgroundValue> => {
     const waitMs = args.timeout ?? config.waitTimeoutMs
     const stillRunning = `shell ${value.shell_id} keeps running; its output is in ${value.output_file}`
     const result = await waitForLine(shell, pattern, waitMs, signal, () => aborted(`tool call aborted while waiting for wait_for; ${stillRunning}`))

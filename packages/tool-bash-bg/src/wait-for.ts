@@ -2,6 +2,7 @@
 import { StringDecoder } from 'node:string_decoder'
 import type { BackgroundShell } from './background.ts'
 import type { ShellSnapshot } from './contract.ts'
+import type { LinePattern } from './line-pattern.ts'
 
 /** Characters of a line matched (the rest is ignored); lines shown when nothing matched, and characters of each. */
 const MAX_LINE = 4096
@@ -16,7 +17,7 @@ class Lines {
   private readonly tail: string[] = []
   matched: string | undefined
 
-  constructor(private readonly pattern: RegExp) {}
+  constructor(private readonly pattern: LinePattern) {}
 
   /** True once a complete line matched. */
   feed(bytes: Buffer): boolean {
@@ -46,7 +47,7 @@ class Lines {
 
 /** Rejects with `aborted()` when `signal` aborts; the shell keeps running. */
 export function waitForLine(
-  shell: Pick<BackgroundShell, 'watchOutput' | 'settled'>, pattern: RegExp, timeoutMs: number, signal: AbortSignal, aborted: () => Error,
+  shell: Pick<BackgroundShell, 'watchOutput' | 'settled'>, pattern: LinePattern, timeoutMs: number, signal: AbortSignal, aborted: () => Error,
 ): Promise<WaitResult> {
   const lines = new Lines(pattern)
   return new Promise<WaitResult>((resolve, reject) => {

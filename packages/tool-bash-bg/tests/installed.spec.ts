@@ -2,8 +2,9 @@
  * The package as a user installs it: the built entry loaded through its cordis.patch.yml row
  * (as the Loader resolves `name`), and a host process whose exit kills every shell.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
@@ -59,8 +60,9 @@ interface ChildHost {
   exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
 }
 
-function startHost(mode: string, mark: string): ChildHost {
-  const child = spawn(process.execPath, [join(pkgDir, 'tests/fixtures/host.mjs'), mode, mark], { cwd: pkgDir, stdio: ['pipe', 'pipe', 'inherit'] })
+function startHost(mode: string, mark: string, prefix: readonly string[] = []): ChildHost {
+  const argv = [...prefix, process.execPath, join(pkgDir, 'tests/fixtures/host.mjs'), mode, mark]
+  const child = spawn(argv[0] ?? '', argv.slice(1), { cwd: pkgDir, stdio: ['pipe', 'pipe', 'inherit'] })
   children.push(child)
   let out = ''
   const ready = new Promise<void>((resolve) => child.stdout?.on('data', (data: Buffer) => { out += String(data); if (out.includes('ready ')) resolve() }))
@@ -83,6 +85,18 @@ describe('host process exit', () => {
     const host = startHost('plain', mark)
     await host.ready
     await until(() => pidsWithMarker(mark, true).length === 2, 'the shell processes')
+    host.child.kill('SIGTERM')
+    expect(await host.exited).toEqual({ code: null, signal: 'SIGTERM' })
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
+  it('SIGTERM during a wait_for whose pattern backtracks in JavaScript: the host answers it and its shells die', async () => {
+    const mark = marker('hostilewait')
+    const host = startHost('hostile-wait', mark)
+    await host.ready
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the waited shell')
+    // The wait is matching the 4000-character line now; a backtracking engine would hold the thread for hours.
+    await new Promise((resolve) => setTimeout(resolve, 300))
     host.child.kill('SIGTERM')
     expect(await host.exited).toEqual({ code: null, signal: 'SIGTERM' })
     expect(pidsWithMarker(mark)).toEqual([])
@@ -132,5 +146,24 @@ describe('crash leftovers', () => {
     await until(() => pidsWithMarker(mark).length === 0, 'the leftovers to be stopped')
     expect(await tasks(local)).toBe('Stopped 1 shell left by a host that exited without cleanup.\nNo background shells are running.')
     expect(await tasks(local)).toBe('No background shells are running.')
+  })
+
+  // A container or bwrap --unshare-pid sharing TMPDIR: its pids mean nothing in this namespace's /proc.
+  const unshare = ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child']
+  const namespaces = spawnSync(unshare[0] ?? '', [...unshare.slice(1), 'true']).status === 0
+  it.skipIf(!namespaces)('a live host in another PID namespace keeps its shells and its log directory (skipped where unshare --pid is not permitted)', async () => {
+    const mark = marker('pidns')
+    const other = startHost('escape', mark, unshare)
+    await other.ready
+    await until(() => pidsWithMarker(mark, true).length === 3, 'the other namespace\'s shell')
+    const logDirs = () => readdirSync(join(tmpdir(), `dsh-bash-bg-${process.getuid?.() ?? 0}`)).filter((name) => name.startsWith('host-') && !name.endsWith('.json'))
+    const before = logDirs()
+    local = await withTasks()
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(pidsWithMarker(mark, true)).toHaveLength(3)
+    expect(logDirs()).toEqual(expect.arrayContaining(before))
+    expect(await tasks(local)).toBe('No background shells are running.')
+    other.child.stdin?.write('exit\n')
+    await other.exited
   })
 })

@@ -89,6 +89,37 @@ describe('wait_for', () => {
     expect(host.shells.running()).toHaveLength(1)
   })
 
+  it('runs in linear time: patterns that backtrack exponentially end at their timeout, and still match when they can', async () => {
+    host = await bootBashBg()
+    const line = `${'a'.repeat(4000)}!`
+    for (const wait_for of ['(a+)+$', '(\\S+\\s*)*Listening on', '(.*)*ready']) {
+      const result = await bg(host, { command: `echo '${line}'; sleep 60`, wait_for, timeout: 300 })
+      expect(result.value, wait_for).toMatchObject({ wait: 'timeout' })
+    }
+    const matched = await bg(host, { command: "echo 'ab cd Listening on 80'; sleep 60", wait_for: '(\\S+\\s*)*Listening on \\d+' })
+    expect(matched.value).toMatchObject({ wait: 'matched', matched_line: 'ab cd Listening on 80' })
+    const named = await bg(host, { command: "echo 'port=8080'; sleep 60", wait_for: 'port=(?<port>\\d+)$' })
+    expect(named.value).toMatchObject({ wait: 'matched', matched_line: 'port=8080' })
+  })
+
+  it('refuses what a linear-time matcher cannot run, and an oversized pattern, naming wait_for and what to write', async () => {
+    host = await bootBashBg()
+    const refusal = async (wait_for: string) => {
+      const result = await bg(host as BgHost, { command: 'true', wait_for })
+      expect(result.error?.info?.code).toBe('INVALID_ARGS')
+      return result.error?.message
+    }
+    expect(await refusal('ready(?= on)')).toBe('invalid wait_for: "ready(?= on)" uses a lookahead (?=…), which the linear-time matcher cannot run — match the line without it, e.g. "ready on port \\d+" instead of "ready(?= on)"')
+    expect(await refusal('(?<!not )ready')).toContain('uses a lookbehind (?<!…)')
+    expect(await refusal('(\\w)\\1')).toContain('uses a backreference (\\1)')
+    expect(await refusal('(?<q>["\'])x\\k<q>')).toContain('uses a named backreference')
+    expect(await refusal('x'.repeat(1001))).toBe(`invalid wait_for: "${'x'.repeat(120)}… (1001 characters)" is 1001 characters, over the 1000-character limit — match a short, distinctive part of the ready line`)
+    expect(host.shells.list(undefined)).toEqual([])
+    // Inside a class, (?= is three literal characters.
+    const literal = await bg(host, { command: "echo '(?=ok'; sleep 60", wait_for: '[(?=]ok' })
+    expect(literal.value).toMatchObject({ wait: 'matched', matched_line: '(?=ok' })
+  })
+
   it('refuses an invalid regex, wait_for without run_in_background, and a wait over the maximum, naming the argument', async () => {
     host = await bootBashBg({ maxTimeoutMs: 1000, waitTimeoutMs: 500, timeoutMs: 1000 })
     const bad = await bg(host, { command: 'true', wait_for: 'port (\\d+' })

@@ -1,0 +1,177 @@
+/** A cgroup per shell where the host may create one: membership a process cannot leave by setsid, a scrubbed environment or a new title. */
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** How a shell's processes are tracked: a cgroup v2 (killed atomically), a v1 freezer cgroup (frozen, then killed), or none. */
+export type CgroupKind = 'cgroup-v2' | 'cgroup-v1'
+
+export interface ShellCgroup {
+  readonly kind: CgroupKind
+  readonly path: string
+  /** The argv that joins the cgroup before it runs `argv` (so nothing it starts is ever outside). */
+  wrap(argv: readonly [string, ...string[]]): [string, ...string[]]
+  /** Live members (never the host: it is not in the cgroup). */
+  pids(): number[]
+  /** Signal every member; SIGKILL is atomic (cgroup.kill, or frozen first) so a forking process cannot outrun it. */
+  signal(signal: NodeJS.Signals): number
+  /** Remove the cgroup once it is empty; false while members remain. */
+  remove(): boolean
+}
+
+export interface CgroupHost {
+  readonly kind: CgroupKind
+  /** The host's directory of shell cgroups. */
+  readonly path: string
+  create(shellId: string): ShellCgroup | undefined
+  /** Remove the host's directory (and any empty shell cgroups left in it). */
+  remove(): void
+}
+
+/** Joins the cgroup named by $1 (its cgroup.procs), then runs the rest; a failed join still runs the command (tracked by marks). */
+const JOIN = 'echo $$ >"$1" 2>/dev/null; shift; exec "$@"'
+
+function readLines(path: string): string[] {
+  try {
+    return readFileSync(path, 'latin1').split('\n').filter((line) => line !== '')
+  } catch {
+    return []
+  }
+}
+
+function write(path: string, text: string): boolean {
+  try {
+    writeFileSync(path, text)
+    return true
+  } catch {
+    return false
+  }
+}
+
+function signalEach(pids: readonly number[], signal: NodeJS.Signals): number {
+  let sent = 0
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal)
+      sent++
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return sent
+}
+
+/** Where this process sits in the v2 hierarchy and in the v1 freezer hierarchy, from /proc/self. */
+function ownCgroups(): { v2?: string, freezer?: string } {
+  const mounts = readLines('/proc/self/mountinfo').map((line) => {
+    const [left = '', right = ''] = line.split(' - ')
+    const fields = left.split(' ')
+    const [fstype = '', , options = ''] = right.split(' ')
+    return { root: fields[3] ?? '', point: fields[4] ?? '', fstype, options: options.split(',') }
+  })
+  const found: { v2?: string, freezer?: string } = {}
+  for (const line of readLines('/proc/self/cgroup')) {
+    const [id, controllers = '', ...rest] = line.split(':')
+    const path = rest.join(':')
+    const mount = id === '0' && controllers === ''
+      ? mounts.find((each) => each.fstype === 'cgroup2')
+      : controllers.split(',').includes('freezer') ? mounts.find((each) => each.fstype === 'cgroup' && each.options.includes('freezer')) : undefined
+    // A path outside the mount's root (another cgroup namespace's view) cannot be reached from here.
+    if (mount === undefined || !path.startsWith(mount.root)) continue
+    const dir = join(mount.point, path.slice(mount.root.length))
+    if (mount.fstype === 'cgroup2') found.v2 = dir
+    else found.freezer = dir
+  }
+  return found
+}
+
+function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
+  const procs = join(path, 'cgroup.procs')
+  const pids = () => readLines(procs).map(Number).filter((pid) => pid > 0)
+  return {
+    kind,
+    path,
+    wrap: (argv) => ['/bin/sh', '-c', JOIN, 'sh', procs, ...argv],
+    pids,
+    signal(signal) {
+      const members = pids()
+      if (signal !== 'SIGKILL' || members.length === 0) return signalEach(members, signal)
+      if (kind === 'cgroup-v2' && write(join(path, 'cgroup.kill'), '1')) return members.length
+      // v1: a frozen cgroup cannot fork while its members are killed.
+      const frozen = kind === 'cgroup-v1' && write(join(path, 'freezer.state'), 'FROZEN')
+      const sent = signalEach(pids(), 'SIGKILL')
+      if (frozen) write(join(path, 'freezer.state'), 'THAWED')
+      return sent
+    },
+    remove() {
+      if (!existsSync(path)) return true
+      try {
+        rmdirSync(path)
+        return true
+      } catch {
+        return false
+      }
+    },
+  }
+}
+
+/** A directory of shell cgroups for this host (`name`), or undefined where the host may not create one. */
+export function openCgroupHost(name: string): CgroupHost | undefined {
+  const own = ownCgroups()
+  const candidates: Array<{ kind: CgroupKind, base: string | undefined, needs: string }> = [
+    { kind: 'cgroup-v2', base: own.v2, needs: 'cgroup.kill' },
+    { kind: 'cgroup-v1', base: own.freezer, needs: 'freezer.state' },
+  ]
+  for (const { kind, base, needs } of candidates) {
+    if (base === undefined) continue
+    const path = join(base, name)
+    try {
+      mkdirSync(path)
+    } catch {
+      continue
+    }
+    const probe = join(path, 'probe')
+    let usable = false
+    try {
+      mkdirSync(probe)
+      usable = existsSync(join(probe, needs))
+      rmdirSync(probe)
+    } catch {
+      usable = false
+    }
+    if (!usable) {
+      try { rmdirSync(path) } catch { /* not ours to keep */ }
+      continue
+    }
+    return {
+      kind,
+      path,
+      create(shellId) {
+        const dir = join(path, shellId)
+        try {
+          mkdirSync(dir)
+        } catch {
+          return undefined
+        }
+        return shellCgroup(kind, dir)
+      },
+      remove() {
+        for (const child of readdirNames(path)) shellCgroup(kind, join(path, child)).remove()
+        try { rmdirSync(path) } catch { /* members remain: left for the next host */ }
+      },
+    }
+  }
+  return undefined
+}
+
+/** A dead host's shell cgroups, to kill its leftovers by membership. */
+export function cgroupsUnder(kind: CgroupKind, path: string): ShellCgroup[] {
+  return readdirNames(path).map((child) => shellCgroup(kind, join(path, child)))
+}
+
+function readdirNames(path: string): string[] {
+  try {
+    return readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+  } catch {
+    return []
+  }
+}
