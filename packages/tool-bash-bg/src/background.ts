@@ -9,9 +9,14 @@ import { SHELL_MARK } from './process-group.ts'
 import { closed, spawnGroup, type Launch } from './launch.ts'
 import { LogWriter } from './log-writer.ts'
 import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
+import { SeamProcesses } from './seam-processes.ts'
+import { spawnInWorld } from './seam-spawn.ts'
 
 /** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
 const DRAIN_AFTER_EMPTY_MS = 1000
+
+/** Per stream, what the provider holds in memory between two pumps of its collect readers. */
+const SEAM_TAIL_BYTES = 1024 * 1024
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
@@ -27,9 +32,30 @@ export interface ShellInit {
   hostMark: string
 }
 
+/** In the local world a detached group with our marks, piped and unref'd; in another, one ctx.subprocess spawn in collect mode. */
+function spawnShell(init: ShellInit): { group: ProcessGroup | SeamProcesses, streams: Readable[] } {
+  const [name, value] = init.hostMark.split('=') as [string, string]
+  const marks = { [SHELL_MARK]: init.id, [name]: value }
+  const { world } = init.launch
+  if (world.kind === 'subprocess') {
+    // The in-memory tail only has to outlast one pump; the spill keeps the whole stream in that world.
+    const collect = { maxBytes: SEAM_TAIL_BYTES, spill: { maxBytes: init.maxLogBytes } }
+    const handle = spawnInWorld(world.runtime, init.launch, { stdio: { stdin: 'ignore', stdout: collect, stderr: collect }, graceMs: init.defaultKill().timeoutMs }, marks)
+    const group = new SeamProcesses(handle, init.defaultKill().timeoutMs)
+    return { group, streams: [group.stdout, group.stderr] }
+  }
+  const child = spawnGroup(init.launch, marks)
+  const streams = [child.stdout, child.stderr]
+  // A running shell must not keep the host alive: exit handlers kill it instead.
+  for (const stream of streams as Socket[]) stream.unref()
+  child.unref()
+  return { group: new ProcessGroup(child, [`${SHELL_MARK}=${init.id}`, init.hostMark]), streams }
+}
+
 export class BackgroundShell {
   readonly record: { -readonly [K in keyof ShellRecord]: ShellRecord[K] }
-  readonly group: ProcessGroup
+  /** Our own process layer in the local world; the ctx.subprocess handle in another. */
+  readonly group: ProcessGroup | SeamProcesses
   readonly settled: Promise<ShellRecord>
   private readonly writer: LogWriter
   private termination: { request: KillRequest, outcome: Promise<KillOutcome> } | undefined
@@ -40,27 +66,22 @@ export class BackgroundShell {
   /** Spawns synchronously (a host job's `run` must return at once); throws when nothing started. */
   constructor(private readonly init: ShellInit) {
     this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
-    const [name, value] = init.hostMark.split('=') as [string, string]
-    let child
+    let spawned
     try {
-      child = spawnGroup(init.launch, { [SHELL_MARK]: init.id, [name]: value })
+      spawned = spawnShell(init)
     } catch (error) {
       this.writer.close()
       unlinkSync(init.outputFile)
       throw error
     }
-    this.group = new ProcessGroup(child, [`${SHELL_MARK}=${init.id}`, init.hostMark])
-    const streams = [child.stdout, child.stderr]
-    for (const stream of streams as Socket[]) {
-      this.writer.attach(stream)
-      // A running shell must not keep the host alive: exit handlers kill it instead.
-      stream.unref()
-    }
-    child.unref()
+    this.group = spawned.group
+    const streams = spawned.streams
+    for (const stream of streams) this.writer.attach(stream)
     this.record = {
       id: init.id, pid: this.group.pgid, command: init.command, cwd: init.launch.cwd, owner: init.owner,
       started_at: new Date().toISOString(), status: 'running', exit_code: null, signal: null, leader_exited_at: null, ended_at: null,
       output_file: init.outputFile, bytes: 0, capped: false, last_output_at: null, processes: 1,
+      ...this.group instanceof SeamProcesses ? { world_limits: this.group.limits } : {},
     }
     this.settled = this.watch(streams)
   }

@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process'
 import { groupExists, scanShells, signalPid, startTimeOf, type ScanResult, type ScanTarget } from './process-group.ts'
 import type { KillOutcome, KillRequest } from './registry-types.ts'
 
-type LeaderExit = { code: number | null, signal: NodeJS.Signals | null, at: Date }
+export type LeaderExit = { code: number | null, signal: NodeJS.Signals | null, at: Date }
 
 const NOTHING: ScanResult = { group: [], marked: [] }
 /** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */

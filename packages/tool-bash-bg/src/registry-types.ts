@@ -21,6 +21,8 @@ export interface KillOutcome {
   /** The wait before SIGKILL of the kill that ran (a shared kill's, not the request's). */
   timeout_ms: number
   survivors: number[]
+  /** Set when the shell runs through ctx.subprocess: what that world's one stop cannot promise. */
+  world_limits?: string
 }
 
 export interface ShellRecord {
@@ -44,6 +46,8 @@ export interface ShellRecord {
   capped: boolean
   last_output_at: string | null
   processes: number
+  /** Set when the shell runs through ctx.subprocess (another execution world): what it cannot promise. */
+  readonly world_limits?: string
   /** A kill_shell request the host job's cancel carries out. */
   kill_request?: KillRequest
 }

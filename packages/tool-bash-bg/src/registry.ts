@@ -4,7 +4,7 @@ import { rmSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShell } from './background.ts'
-import { scanGroups } from './group.ts'
+import { ProcessGroup, scanGroups } from './group.ts'
 import type { HostDir } from './leftovers.ts'
 import { liveness } from './liveness.ts'
 import { protectedPids } from './process-group.ts'
@@ -142,7 +142,9 @@ export class ShellRegistry {
 
   /** Kill every running shell without yielding to the event loop (process exit): SIGTERM, up to `graceMs`, SIGKILL. */
   terminateAllSync(graceMs: number): void {
+    // Another world's shells get the seam's stop, and its provider's own exit handling; ours are watched here.
     let alive = this.live().map((shell) => shell.group).filter((group) => group.signal('SIGTERM'))
+      .filter((group): group is ProcessGroup => group instanceof ProcessGroup)
     const sleeper = new Int32Array(new SharedArrayBuffer(4))
     const deadline = Date.now() + graceMs
     while (alive.length > 0 && Date.now() < deadline) {

@@ -7,6 +7,7 @@ import type {} from '@deepseek-ai/dsh-jobs'
 import { BackgroundShell } from './background.ts'
 import type { Config } from './config.ts'
 import { runForeground } from './foreground.ts'
+import { runInWorld } from './seam-foreground.ts'
 import { planLaunch, type Launch } from './launch.ts'
 import { presentCall, presentResult } from './present.ts'
 import type { ShellRegistry } from './registry.ts'
@@ -117,6 +118,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       ...record.job_id !== undefined ? { job_id: record.job_id } : {},
       ...args.timeout !== undefined && args.wait_for === undefined ? { timeout_ignored: true } : {},
       ...stopWith === undefined ? {} : { stop_with: stopWith },
+      ...record.world_limits === undefined ? {} : { world: 'subprocess' as const, world_limits: record.world_limits },
     }
     return { value, shell }
   }
@@ -160,7 +162,10 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
         return pattern === undefined ? started.value : waitFor(started, args, pattern, exec.signal)
       }
       const timeoutMs = args.timeout ?? config.timeoutMs
-      const { aborted: wasAborted, ...value } = await runForeground(launch, timeoutMs, config.maxOutputBytes, exec.signal)
+      const { world } = launch
+      const { aborted: wasAborted, ...value } = world.kind === 'local'
+        ? await runForeground(launch, timeoutMs, config.maxOutputBytes, exec.signal)
+        : await runInWorld(world.runtime, launch, timeoutMs, config.maxOutputBytes, exec.signal)
       if (wasAborted) throw aborted()
       return value
     },
