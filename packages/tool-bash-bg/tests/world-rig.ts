@@ -59,7 +59,8 @@ export function worldFileSystem(paths: WorldPaths) {
   return class WorldFileSystem extends LocalFileSystem {
     override async resolve(path: string, opts?: { cwd?: string, signal?: AbortSignal }): Promise<FsTarget> {
       const absolute = resolve(opts?.cwd ?? paths.workspace, path)
-      const target = await super.resolve(swap(absolute, paths.workspace, paths.worldDir), opts?.signal === undefined ? {} : { signal: opts.signal })
+      const signal = opts?.signal === undefined ? {} : { signal: opts.signal }
+      const target = await super.resolve(swap(absolute, paths.workspace, paths.worldDir), signal)
       return { ...target, displayPath: swap(target.displayPath, paths.worldDir, paths.workspace) }
     }
 
