@@ -9,6 +9,7 @@ import type { HostDir } from './leftovers.ts'
 import { liveness } from './liveness.ts'
 import { protectedPids } from './process-group.ts'
 import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
+import { SeamProcesses } from './seam-processes.ts'
 
 const HOUR_MS = 60 * 60 * 1000
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
@@ -110,8 +111,9 @@ export class ShellRegistry {
     const entry = this.entries.get(id)
     if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
     const { record: { pid, exit_code }, shell } = entry
-    // A corrupt or forged record must never aim a signal at the host or its ancestors.
-    if (!Number.isSafeInteger(pid) || pid <= 1 || protectedPids().has(pid)) {
+    // A corrupt or forged record must never aim a signal at the host or its ancestors (another world's pids are not the host's).
+    const local = !(shell?.group instanceof SeamProcesses)
+    if (local && (!Number.isSafeInteger(pid) || pid <= 1 || protectedPids().has(pid))) {
       return Promise.reject(new HarnessError(
         `refusing to signal shell ${id}: pid ${pid} is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
         'SHELL_PROTECTED_PID',

@@ -11,6 +11,8 @@ const MIN_POLL_MS = 20
 const MAX_POLL_MS = 250
 /** After the seam's SIGKILL, how long to wait for the tree to go before reporting it as surviving. */
 const AFTER_SIGKILL_MS = 1000
+/** Once the command closed its output, how long the tree may take to go before what is left counts as still running. */
+const SETTLE_MS = 100
 
 type Channel = 'stdout' | 'stderr'
 
@@ -35,7 +37,9 @@ export class SeamProcesses {
     this.exited = handle.done.then(
       ({ exitCode, signal }) => ({ code: exitCode, signal, at: new Date() }),
       () => ({ code: null, signal: null, at: new Date() }),
-    ).then((exit) => {
+    ).then(async (exit) => {
+      // So that, once `exited` settles, liveness says whether anything outlived the command's output.
+      await this.waitEmpty(SETTLE_MS, false)
       this.leaderExit = exit
       clearTimeout(this.timer)
       // Collected output stays readable after settlement: the last read takes all of it.

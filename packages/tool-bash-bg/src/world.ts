@@ -9,16 +9,15 @@ import { readsAreLocal } from './local-reads.ts'
 export type World = { kind: 'local' } | { kind: 'subprocess', runtime: SubprocessRuntime }
 
 /**
- * Whether `spawn` is dsh-subprocess-local's own, unmodified: no instance property and no subclass stands in for it,
- * and the function reached through the instance is the prototype's (a Proxy may substitute it). By shape, not
- * `instanceof`: the host may load another copy of the package. Unknown → false.
+ * Whether `spawn` is dsh-subprocess-local's own, unmodified: no instance property and no subclass or wrapper class
+ * stands in for it. By shape, not `instanceof` (the host may load another copy of the package), and not by function
+ * identity (Cordis hands out every service method through a proxy). Unknown → false.
  */
 export function runtimeIsLocal(runtime: object): boolean {
   if (Object.hasOwn(runtime, 'spawn')) return false
   for (let proto = Object.getPrototypeOf(runtime); proto !== null; proto = Object.getPrototypeOf(proto)) {
     if (!Object.hasOwn(proto, 'spawn')) continue
-    const named = (proto as { constructor?: { name?: string } }).constructor?.name === 'LocalSubprocessRuntime'
-    return named && (runtime as { spawn?: unknown }).spawn === (proto as { spawn?: unknown }).spawn
+    return (proto as { constructor?: { name?: string } }).constructor?.name === 'LocalSubprocessRuntime'
   }
   return false
 }
