@@ -133,7 +133,7 @@ describe('a filesystem that is not local with no ctx.subprocess composed', () =>
     for (const args of [{ command: 'touch made' }, { command: 'touch made', run_in_background: true }]) {
       const result = await execTool(host.ctx, 'bash_bg', args, { agent })
       expect(result.isError).toBe(true)
-      expect(textOf(result)).toContain('ctx.fs is not the local filesystem and no ctx.subprocess is composed')
+      expect(textOf(result)).toContain('ctx.fs is not local and no ctx.subprocess is composed')
     }
     expect(existsSync(join(host.paths.workspace, 'made'))).toBe(false)
     expect(existsSync(join(host.paths.worldDir, 'made'))).toBe(false)
