@@ -113,6 +113,18 @@ describe.skipIf(unavailable !== undefined)('bash_bg in another execution world (
     expect(pidsWithMarker(mark)).toEqual([])
   })
 
+  it('disposing the plugin stops every shell it started in the world', async () => {
+    host = await boot()
+    const mark = marker('worlddispose')
+    for (let i = 0; i < 3; i++) {
+      await execTool(host.ctx, 'bash_bg', { command: `trap '' TERM; exec -a ${mark} sleep 60`, run_in_background: true }, { agent: host.agent() })
+    }
+    await until(() => pidsWithMarker(mark, true).length === 3, 'three sleeps in the world')
+    await host.dispose()
+    host = undefined
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
   it('a shell that ends on its own completes with its exit code and its whole output', async () => {
     host = await boot()
     const agent = host.agent()
