@@ -1,62 +1,39 @@
 /** One background shell: a detached process group writing to a capped log, watched until all of it is gone; it settles once. */
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
-import type { Socket } from 'node:net'
 import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
-import type { JobHooks, JobOutcome } from '@deepseek-ai/dsh-jobs'
-import { ProcessGroup } from './group.ts'
-import { SHELL_MARK } from './process-group.ts'
-import { closed, spawnGroup, type Launch } from './launch.ts'
+import type { ShellSnapshot } from './contract.ts'
+import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
+import { closed, type Launch } from './launch.ts'
 import { LogWriter } from './log-writer.ts'
-import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
-import { SeamProcesses } from './seam-processes.ts'
-import { spawnInWorld } from './seam-spawn.ts'
+import { SHELL_MARK } from './proc-census.ts'
+import type { KillOutcome, KillRequest, ShellProcesses, ShellWorld } from './shell-processes.ts'
 
 /** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
 const DRAIN_AFTER_EMPTY_MS = 1000
 
-/** Per stream, what the provider holds in memory between two pumps of its collect readers. */
-const SEAM_TAIL_BYTES = 1024 * 1024
-
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
-/** `defaultKill`: the current bare job_kill request; `hostMark`: `DSH_BG_HOST=…`. */
+/** `cancelRequest`: what the host job's cancel carries out (a pending stop's request, else a bare job_kill's); `hostMark`: `DSH_BG_HOST=…`. */
 export interface ShellInit {
   id: string
   command: string
   owner: string
   launch: Launch
+  world: ShellWorld
   outputFile: string
   maxLogBytes: number
-  defaultKill: () => KillRequest
+  cancelRequest: () => KillRequest
   hostMark: string
 }
 
-/** In the local world a detached group with our marks, piped and unref'd; in another, one ctx.subprocess spawn in collect mode. */
-function spawnShell(init: ShellInit): { group: ProcessGroup | SeamProcesses, streams: Readable[] } {
-  const [name, value] = init.hostMark.split('=') as [string, string]
-  const marks = { [SHELL_MARK]: init.id, [name]: value }
-  const { world } = init.launch
-  if (world.kind === 'subprocess') {
-    // The in-memory tail only has to outlast one pump; the spill keeps the whole stream in that world.
-    const collect = { maxBytes: SEAM_TAIL_BYTES, spill: { maxBytes: init.maxLogBytes } }
-    const handle = spawnInWorld(world.runtime, init.launch, { stdio: { stdin: 'ignore', stdout: collect, stderr: collect }, graceMs: init.defaultKill().timeoutMs }, marks)
-    const group = new SeamProcesses(handle, init.defaultKill().timeoutMs)
-    return { group, streams: [group.stdout, group.stderr] }
-  }
-  const child = spawnGroup(init.launch, marks)
-  const streams = [child.stdout, child.stderr]
-  // A running shell must not keep the host alive: exit handlers kill it instead.
-  for (const stream of streams as Socket[]) stream.unref()
-  child.unref()
-  return { group: new ProcessGroup(child, [`${SHELL_MARK}=${init.id}`, init.hostMark]), streams }
-}
+type ShellRecord = { -readonly [K in keyof ShellSnapshot]: ShellSnapshot[K] }
 
 export class BackgroundShell {
-  readonly record: { -readonly [K in keyof ShellRecord]: ShellRecord[K] }
-  /** Our own process layer in the local world; the ctx.subprocess handle in another. */
-  readonly group: ProcessGroup | SeamProcesses
-  readonly settled: Promise<ShellRecord>
+  /** Live and mutable: it never leaves this package (reads get `snapshot()`). */
+  readonly record: ShellRecord
+  readonly processes: ShellProcesses
+  readonly settled: Promise<ShellSnapshot>
   private readonly writer: LogWriter
   private termination: { request: KillRequest, outcome: Promise<KillOutcome> } | undefined
   private killSignal: string | undefined
@@ -66,32 +43,35 @@ export class BackgroundShell {
   /** Spawns synchronously (a host job's `run` must return at once); throws when nothing started. */
   constructor(private readonly init: ShellInit) {
     this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
-    let spawned
+    const [name, value] = init.hostMark.split('=') as [string, string]
+    let started
     try {
-      spawned = spawnShell(init)
+      started = init.world.start(init.launch, { [SHELL_MARK]: init.id, [name]: value })
     } catch (error) {
       this.writer.close()
       unlinkSync(init.outputFile)
       throw error
     }
-    this.group = spawned.group
-    const streams = spawned.streams
+    this.processes = started.processes
+    const streams = [started.stdout, started.stderr]
     for (const stream of streams) this.writer.attach(stream)
+    // A running shell must not keep the host alive: exit handlers kill it instead.
+    started.release()
     this.record = {
-      id: init.id, pid: this.group.pgid, command: init.command, cwd: init.launch.cwd, owner: init.owner,
+      id: init.id, pid: this.processes.pid, command: init.command, cwd: init.launch.cwd, owner: init.owner,
       started_at: new Date().toISOString(), status: 'running', exit_code: null, signal: null, leader_exited_at: null, ended_at: null,
       output_file: init.outputFile, bytes: 0, capped: false, last_output_at: null, processes: 1,
-      ...this.group instanceof SeamProcesses ? { world_limits: this.group.limits } : {},
+      ...init.world.limits === undefined ? {} : { world_limits: init.world.limits },
     }
     this.settled = this.watch(streams)
   }
 
-  private async watch(streams: readonly Readable[]): Promise<ShellRecord> {
-    const exit = await this.group.exited
+  private async watch(streams: readonly Readable[]): Promise<ShellSnapshot> {
+    const exit = await this.processes.exited
     this.record.exit_code = exit.code
     this.record.signal = exit.signal
     this.record.leader_exited_at = exit.at.toISOString()
-    await this.group.waitEmpty(Number.POSITIVE_INFINITY, false)
+    await this.processes.whenEmpty(Number.POSITIVE_INFINITY)
     await closed(streams, DRAIN_AFTER_EMPTY_MS)
     for (const stream of streams) stream.destroy()
     this.writer.close()
@@ -99,16 +79,25 @@ export class BackgroundShell {
     // A shell whose log could not be written ended in error: its output is incomplete.
     this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : this.writer.failure === undefined ? 'completed' : 'error'
     this.record.ended_at = new Date().toISOString()
-    return this.record
+    return this.snapshot()
   }
 
-  sync(): ShellRecord {
+  private sync(): void {
     this.record.bytes = this.writer.bytes
     this.record.capped = this.writer.capped
     const last = this.writer.lastOutputAt
     this.record.last_output_at = last === undefined ? null : new Date(last).toISOString()
-    this.record.processes = this.group.live
-    return this.record
+    this.record.processes = this.processes.live
+  }
+
+  /** The shell as it is now: a fresh frozen copy. */
+  snapshot(): ShellSnapshot {
+    if (this.record.ended_at === null) this.sync()
+    return Object.freeze({ ...this.record })
+  }
+
+  get running(): boolean {
+    return this.record.status === 'running'
   }
 
   /**
@@ -123,7 +112,7 @@ export class BackgroundShell {
     }
     const entry = {
       request,
-      outcome: this.group.terminate(request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
+      outcome: this.processes.terminate(request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
         if (outcome.survivors.length === 0) await this.settled
         return outcome
       }).finally(() => { if (this.termination === entry) this.termination = undefined }),
@@ -132,7 +121,7 @@ export class BackgroundShell {
     return entry.outcome
   }
 
-  outcome(): JobOutcome {
+  outcome(): ShellJobOutcome {
     const record = this.record
     const cap = record.capped ? `; log capped at ${record.bytes} bytes` : ''
     if (record.status === 'killed') {
@@ -176,19 +165,46 @@ export class BackgroundShell {
     return `[${skipped + start} earlier bytes skipped; the whole log is ${this.record.output_file}]\n${this.decoder.write(buffer.subarray(start))}`
   }
 
-  /** Host job hooks. The cancel carries out a stored kill_shell request once; a later cancel is a bare job_kill. */
-  hooks(readLimit: number): JobHooks {
+  /** Log bytes from `fromByte`, at most `limit`, ending on a character boundary (a host's pull source). */
+  readFrom(fromByte: number, limit: number): OutputRead {
+    const end = Math.min(this.writer.bytes, fromByte + limit)
+    const spill = this.writer.capped ? {} : { spillPath: this.record.output_file }
+    if (end <= fromByte) return { text: '', nextOffset: fromByte, lossy: false, ...spill }
+    const buffer = Buffer.alloc(end - fromByte)
+    try {
+      const fd = openSync(this.record.output_file, 'r')
+      try {
+        readSync(fd, buffer, 0, buffer.length, fromByte)
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      return { text: '', nextOffset: fromByte, lossy: false }
+    }
+    // Hold back a UTF-8 sequence cut at the end: the next read starts at its first byte.
+    let cut = buffer.length
+    for (let back = 1; back <= 3 && back <= buffer.length; back++) {
+      const byte = buffer[buffer.length - back] ?? 0
+      if ((byte & 0xC0) === 0x80) continue
+      const need = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+      if (need > back) cut = buffer.length - back
+      break
+    }
+    return { text: buffer.subarray(0, cut).toString('utf8'), nextOffset: fromByte + cut, lossy: false, ...spill }
+  }
+
+  /** Host job hooks. The cancel carries out the registry's pending stop request once; a later cancel is a bare job_kill. */
+  hooks(readLimit: number): ShellJobHooks {
     return {
       cancel: () => {
-        // cancel must never throw; the group stays reachable through dispose and exit handlers.
+        // cancel must never throw; the shell stays reachable through dispose and exit handlers.
         try {
-          const request = this.record.kill_request ?? this.init.defaultKill()
-          delete this.record.kill_request
-          this.terminate(request).catch(() => {})
+          this.terminate(this.init.cancelRequest()).catch(() => {})
         } catch {}
       },
       done: this.settled.then(() => this.outcome()),
       readOutput: () => this.readOutput(readLimit),
+      readFrom: (fromByte) => this.readFrom(fromByte, readLimit),
     }
   }
 }

@@ -20,6 +20,7 @@ export const Config = z.object({
   maxTimeoutMs: positiveInt(600_000).description('Largest foreground timeout or wait_for wait a call may ask for (ms).'),
   maxOutputBytes: positiveInt(64_000).description('Foreground output kept per stream (bytes).'),
   maxLogBytes: positiveInt(64 * 1024 * 1024).description('Background log cap (bytes).'),
+  keepFinishedMs: positiveInt(3_600_000).description('How long a finished background shell stays listed, with its log (ms).'),
 })
 
 export type Config = ReturnType<typeof Config>

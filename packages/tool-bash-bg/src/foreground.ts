@@ -1,8 +1,8 @@
 // A foreground run in its own process group: the tail of each stream; the group stopped at the timeout, on abort,
 // and when the leader leaves processes behind. Output held open by a process outside the group gets PIPE_GRACE_MS.
-import { ProcessGroup } from './group.ts'
-import { closed, spawnGroup, type Launch } from './launch.ts'
+import { closed, type Launch } from './launch.ts'
 import type { ForegroundValue } from './render.ts'
+import type { ShellWorld } from './shell-processes.ts'
 
 /** SIGTERM grace at a timeout or abort before SIGKILL. */
 const GRACE_MS = 2000
@@ -38,10 +38,10 @@ class Tail {
 
 /** `aborted`: the signal aborted the run (the group is then stopped). */
 export async function runForeground(
-  launch: Launch, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal,
+  world: ShellWorld, launch: Launch, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal,
 ): Promise<ForegroundValue & { aborted: boolean }> {
-  const child = spawnGroup(launch)
-  const group = new ProcessGroup(child)
+  const child = world.start(launch, {})
+  const group = child.processes
   const stdout = new Tail(maxOutputBytes)
   const stderr = new Tail(maxOutputBytes)
   child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
@@ -63,10 +63,10 @@ export async function runForeground(
     const allClosed = closed(pipes).then(() => { pipesClosed = true })
     const exit = await group.exited
     // The output normally closes with the group; once the group is empty, a process outside it holds the pipes.
-    await Promise.race([allClosed, group.waitEmpty(Number.POSITIVE_INFINITY, false), stopped.then(() => stopping)])
+    await Promise.race([allClosed, group.whenEmpty(Number.POSITIVE_INFINITY), stopped.then(() => stopping)])
     const heldOpen = !pipesClosed && !await closed(pipes, PIPE_GRACE_MS)
     if (heldOpen) for (const pipe of pipes) pipe.destroy()
-    const leftovers = stopping === undefined ? group.members().length : 0
+    const leftovers = stopping === undefined ? group.census().length : 0
     if (leftovers > 0) stop()
     await stopping
     return {

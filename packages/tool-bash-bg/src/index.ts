@@ -6,7 +6,7 @@ import { startRegistry } from './lifecycle.ts'
 import { provideTasksCommand } from './tasks.ts'
 import { createTool } from './tool.ts'
 
-export type { BackgroundShellRegistry, KillOutcome, KillRequest, KillSignal, ShellRecord, ShellStatus } from './registry-types.ts'
+export type { BackgroundShells, Caller, KillOutcome, KillRequest, KillSignal, ShellSnapshot, ShellStatus, StopOutcome, StopperOptions } from './contract.ts'
 export { Config }
 
 export const name = 'tool-bash-bg'
@@ -14,7 +14,7 @@ export const inject = ['tools', 'systemPrompt']
 
 export function apply(ctx: Context, config: Config): void {
   checkConfig(config)
-  const registry = startRegistry(ctx)
+  const registry = startRegistry(ctx, config.keepFinishedMs)
   ctx.provide('backgroundShells', registry)
   if (config.guidance !== '') ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   ctx.tools.register(createTool(ctx, config, registry))

@@ -10,22 +10,20 @@ import type { SandboxExecutionPolicy } from '@deepseek-ai/dsh-sandbox'
 import { scrubbedParentEnv } from '@deepseek-ai/dsh-subprocess'
 import type {} from '@deepseek-ai/dsh-sandbox-policy'
 import type {} from '@deepseek-ai/dsh-shell-env'
-import { worldFor, type World } from './world.ts'
+import type { WorldChoice } from './world.ts'
 
 /** `env`: the whole environment in the local world; only the explicit entries (the provider adds its own base) in another. */
 export interface Launch {
   argv: [string, ...string[]]
   cwd: string
   env: NodeJS.ProcessEnv
-  world: World
 }
 
 /** The same non-interactive defaults first-party bash gives its commands. */
 const ENV_DEFAULTS = { NO_COLOR: '1', TERM: 'dumb', PAGER: 'cat', GIT_PAGER: 'cat' }
 
-export async function planLaunch(ctx: Context, command: string, exec: ToolExecution): Promise<Launch> {
-  // Decided first: a call with no world to run in refuses before anything is looked at or started.
-  const world = worldFor(ctx)
+/** `world`: where the call runs; its cwd is checked there, and another world's provider brings its own base env. */
+export async function planLaunch(ctx: Context, command: string, exec: ToolExecution, world: WorldChoice): Promise<Launch> {
   const sandbox = ctx.get('sandbox')
   const sandboxPolicy = ctx.get('sandboxPolicy')
   if (sandbox !== undefined && sandboxPolicy === undefined) {
@@ -46,11 +44,11 @@ export async function planLaunch(ctx: Context, command: string, exec: ToolExecut
   const explicit = { ...ENV_DEFAULTS, ...ctx.get('shellEnv')?.collect(exec) }
   const env = world.kind === 'local' ? { ...scrubbedParentEnv(), ...explicit } : explicit
   const argv: [string, ...string[]] = ['bash', '-c', command]
-  if (sandbox === undefined || policy === undefined || policy.mode === 'danger-full-access') return { argv, cwd, env, world }
+  if (sandbox === undefined || policy === undefined || policy.mode === 'danger-full-access') return { argv, cwd, env }
   // Throws the host's SandboxUnavailableError (SANDBOX_UNAVAILABLE) when no backend is usable.
   const [program, ...args] = sandbox.confine(argv, { ...policy, mode: policy.mode }).argv
   if (program === undefined) throw new HarnessError('bash_bg: the sandbox returned an empty argv', 'SANDBOX_UNAVAILABLE')
-  return { argv: [program, ...args], cwd, env, world }
+  return { argv: [program, ...args], cwd, env }
 }
 
 /** Undefined when nothing is there. */

@@ -3,7 +3,8 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
-import { envValue, HOST_MARK, scanShells, SHELL_MARK, signalPid, startTimeOf } from './process-group.ts'
+import { envValue, HOST_MARK, scanShells, SHELL_MARK, startTimeOf } from './proc-census.ts'
+import { hostSyscalls } from './syscalls.ts'
 
 /** Between SIGTERM and SIGKILL. */
 const LEFTOVER_GRACE_MS = 1000
@@ -87,10 +88,10 @@ export function reapLeftovers(own: HostDir): number {
     const targets = [{ pgid: 0, leaderStart: record.start, group: false, marks: [record.mark] }]
     const pids = scanShells(targets)[0]?.marked ?? []
     stopped += new Set(pids.map((pid) => envValue(pid, SHELL_MARK) ?? String(pid))).size
-    for (const pid of pids) signalPid(pid, 'SIGTERM')
+    for (const pid of pids) hostSyscalls.signal(pid, 'SIGTERM')
     if (pids.length > 0) {
       setTimeout(() => {
-        for (const pid of scanShells(targets)[0]?.marked ?? []) signalPid(pid, 'SIGKILL')
+        for (const pid of scanShells(targets)[0]?.marked ?? []) hostSyscalls.signal(pid, 'SIGKILL')
       }, LEFTOVER_GRACE_MS).unref()
     }
     rmSync(file.slice(0, -'.json'.length), { recursive: true, force: true })

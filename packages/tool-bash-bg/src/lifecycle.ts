@@ -1,6 +1,7 @@
 // The registry lives and dies with the plugin; on exit, SIGTERM and SIGINT every shell is killed synchronously,
 // and the signal re-raised only when no other listener handles it (a host that traps SIGINT keeps its behaviour).
 import type { Context } from '@deepseek-ai/cordis'
+import { hostJobsOf } from './jobs-adapter.ts'
 import { openHostDir, reapLeftovers } from './leftovers.ts'
 import { ShellRegistry } from './registry.ts'
 
@@ -10,11 +11,11 @@ const OURS = Symbol.for('@gencode-ai/dsh-tool-bash-bg/exit-guard')
 
 type Tagged = ((signal: NodeJS.Signals) => void) & { [OURS]?: true }
 
-export function startRegistry(ctx: Context): ShellRegistry {
+export function startRegistry(ctx: Context, keepFinishedMs: number): ShellRegistry {
   const host = openHostDir()
-  const registry = new ShellRegistry(host)
+  const registry = new ShellRegistry({ host, keepFinishedMs, jobs: () => hostJobsOf(ctx.get('jobs')) })
   const stopped = reapLeftovers(host)
-  if (stopped > 0) registry.leftoverNotice = `Stopped ${stopped} shell${stopped === 1 ? '' : 's'} left by a host that exited without cleanup`
+  if (stopped > 0) registry.noteLeftovers(`Stopped ${stopped} shell${stopped === 1 ? '' : 's'} left by a host that exited without cleanup`)
   let done = false
   const onExit: Tagged = () => {
     if (done) return
@@ -39,7 +40,7 @@ export function startRegistry(ctx: Context): ShellRegistry {
   }
   ctx.effect(() => async () => {
     uninstall()
-    await registry.terminateAll(registry.defaultKill)
+    await registry.terminateAll()
     host.remove()
   }, 'tool-bash-bg shells')
   return registry

@@ -1,5 +1,5 @@
 /** Pure: how a shell is doing, in a few words, so a quiet shell is not mistaken for a dead one. */
-import type { ShellRecord } from './registry-types.ts'
+import type { ShellSnapshot as ShellRecord } from './contract.ts'
 
 function duration(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000))

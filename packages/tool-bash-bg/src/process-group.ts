@@ -1,140 +1,215 @@
-// Process facts from /proc (Linux): a shell lives while its group, or a process carrying its marks, does.
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
+// The local world's ShellProcesses: one shell's processes (its group, plus processes carrying its marks) and the
+// one place they are killed. The leader's pid is not reused until Node reaps it; after that, an empty group is
+// never signalled again.
+import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { protectedPids, scanShells, startTimeOf, type ScanResult, type ScanTarget } from './proc-census.ts'
+import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses } from './shell-processes.ts'
+import { hostSyscalls, type ProcessSyscalls } from './syscalls.ts'
 
-/** The environment variables naming, on every process of a shell, the shell and the host that started it. */
-export const SHELL_MARK = 'DSH_BG_SHELL'
-export const HOST_MARK = 'DSH_BG_HOST'
-
-/** One buffer for every /proc read: a scan reads every process, so no stat and no allocation. */
-const BUFFER = Buffer.alloc(16 * 1024)
-
-/** A /proc file as latin1 text; undefined when it cannot be read (gone, or another user's). */
-function readProc(path: string): string | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, 'r')
-  } catch {
-    return undefined
-  }
-  try {
-    let text = ''
-    for (let n; (n = readSync(fd, BUFFER, 0, BUFFER.length, null)) > 0;) text += BUFFER.toString('latin1', 0, n)
-    return text
-  } catch {
-    return undefined
-  } finally {
-    closeSync(fd)
-  }
-}
-
-/** /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
-function readStat(pid: number): { state: string, ppid: number, pgrp: number, session: number, starttime: number } | undefined {
-  const text = readProc(`/proc/${pid}/stat`)
-  if (text === undefined) return undefined
-  // After the comm: state(0) ppid(1) pgrp(2) session(3) ... starttime (clock ticks after boot, 19).
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-  const [ppid = NaN, pgrp = NaN, session = NaN, starttime = NaN] = [1, 2, 3, 19].map((i) => Number(fields[i]))
-  const state = fields[0]
-  if (state === undefined || !Number.isFinite(pgrp) || !Number.isFinite(starttime)) return undefined
-  return { state, ppid, pgrp, session, starttime }
-}
-
-export function startTimeOf(pid: number): number | undefined {
-  return readStat(pid)?.starttime
+/** What the group needs of its leader: Node's ChildProcess, or a scripted stand-in. */
+export interface Leader {
+  readonly pid?: number | undefined
+  once(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown
 }
 
 /**
- * One shell to look for: nothing older than its leader belongs to it (pid reuse); `group` is false once the
- * group was observed empty (its id may be someone else's now); `marks` are `NAME=value` entries to match.
+ * leader-alive: the leader pins the group id, so the group is signalled by it.
+ * leader-exited: the leader was reaped; the group may still hold processes (a server started with `&`).
+ * group-gone: the group was observed empty (its id may be someone else's now); only marked processes are looked for.
+ * empty: nothing of the shell is left, for good.
  */
-export interface ScanTarget {
-  pgid: number
-  leaderStart: number
-  group: boolean
-  marks: readonly string[]
-}
+export type GroupPhase =
+  | { readonly name: 'leader-alive' }
+  | { readonly name: 'leader-exited' | 'group-gone' | 'empty', readonly exit: LeaderExit }
 
-export type ScanResult = { group: number[], marked: number[] }
+const NOTHING: ScanResult = { group: [], marked: [] }
+/** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */
+const DISCOVERY_MS = 20
+/** After SIGKILL, how long to wait for the kernel to finish the group before reporting survivors. */
+const AFTER_SIGKILL_MS = 1000
+/** Poll ceilings once the leader exited: a kill's wait, and the watch of a group outliving its leader. */
+const KILL_POLL_MS = 50
+const WATCH_POLL_MS = 1000
 
-let ancestors: { ppid: number, pids: Set<number> } | undefined
+export class ProcessGroup implements ShellProcesses {
+  readonly pgid: number
+  readonly leaderStart: number
+  readonly exited: Promise<LeaderExit>
+  phase: GroupPhase = { name: 'leader-alive' }
+  live = 1
+  /** The signal of the kill under way, owed to every marked process a scan finds. */
+  private owed: { signal: NodeJS.Signals, sent: Set<number> } | undefined
+  private discovery: NodeJS.Timeout | undefined
+  /** Kill waits under way: meanwhile the passive watch leaves the scanning to them. */
+  private active = 0
+  private markEmptied: () => void = () => {}
+  private readonly emptied = new Promise<void>((resolve) => { this.markEmptied = resolve })
 
-/** The host, its ancestors, and their groups and sessions: never signalled, even when they carry a shell's marks. */
-export function protectedPids(): Set<number> {
-  if (ancestors?.ppid === process.ppid) return ancestors.pids
-  const pids = new Set<number>([process.pid, process.ppid, 0, 1])
-  let pid = process.pid
-  for (let depth = 0; depth < 64 && pid > 1; depth++) {
-    pids.add(pid)
-    const stat = readStat(pid)
-    if (stat === undefined) break
-    pids.add(stat.pgrp)
-    pids.add(stat.session)
-    pid = stat.ppid
-  }
-  ancestors = { ppid: process.ppid, pids }
-  return pids
-}
-
-/** A process's environment as `\0NAME=value\0…`; undefined for another user's (never one of ours). */
-function environ(pid: number): string | undefined {
-  const text = readProc(`/proc/${pid}/environ`)
-  return text === undefined ? undefined : `\0${text}`
-}
-
-export function envValue(pid: number, name: string): string | undefined {
-  return environ(pid)?.split('\0').find((item) => item.startsWith(`${name}=`))?.slice(name.length + 1)
-}
-
-/** One pass over /proc for every target; a process's environment is read only outside the group, and only when young enough. */
-export function scanShells(targets: readonly ScanTarget[]): ScanResult[] {
-  const found = targets.map((): ScanResult => ({ group: [], marked: [] }))
-  if (targets.length === 0) return found
-  let entries: string[]
-  try {
-    entries = readdirSync('/proc')
-  } catch {
-    // Not Linux: the group id itself is the only probe.
-    targets.forEach((target, i) => { if (target.group && groupExists(target.pgid)) found[i]?.group.push(target.pgid) })
-    return found
-  }
-  const oldest = Math.min(...targets.map((target) => target.leaderStart))
-  const guarded = protectedPids()
-  for (const entry of entries) {
-    const code = entry.charCodeAt(0)
-    if (code < 48 || code > 57) continue
-    const pid = Number(entry)
-    const stat = readStat(pid)
-    if (stat === undefined || stat.starttime < oldest || stat.state === 'Z' || stat.state === 'X') continue
-    targets.forEach((target, i) => {
-      if (stat.starttime < target.leaderStart) return
-      if (target.group && stat.pgrp === target.pgid) found[i]?.group.push(pid)
-      else if (target.marks.length > 0 && !guarded.has(pid) && hasMarks(pid, target.marks)) found[i]?.marked.push(pid)
+  constructor(leader: Leader, readonly marks: readonly string[] = [], private readonly sys: ProcessSyscalls = hostSyscalls) {
+    if (leader.pid === undefined) throw new Error('process group: the child has no pid (spawn failed)')
+    this.pgid = leader.pid
+    this.leaderStart = startTimeOf(leader.pid, sys) ?? 0
+    this.exited = new Promise((resolve) => {
+      leader.once('exit', (code, signal) => {
+        const exit = { code, signal, at: new Date() }
+        if (this.phase.name === 'leader-alive') this.phase = { name: 'leader-exited', exit }
+        resolve(exit)
+      })
     })
   }
-  return found
-}
 
-function hasMarks(pid: number, marks: readonly string[]): boolean {
-  const text = environ(pid)
-  return text !== undefined && marks.every((mark) => text.includes(`\0${mark}\0`))
-}
-
-/** Whether any process (a zombie included) is in the group. */
-export function groupExists(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  get pid(): number {
+    return this.pgid
   }
-}
 
-/** Signal a group (negative) or one process; one that vanished meanwhile is not an error. */
-export function signalPid(pid: number, signal: NodeJS.Signals): boolean {
-  try {
-    process.kill(pid, signal)
-    return true
-  } catch {
-    return false
+  get leaderExit(): LeaderExit | undefined {
+    return this.phase.name === 'leader-alive' ? undefined : this.phase.exit
+  }
+
+  private moveTo(name: 'group-gone' | 'empty'): void {
+    if (this.phase.name === 'leader-alive' || this.phase.name === 'empty') return
+    this.phase = { name, exit: this.phase.exit }
+    if (name === 'empty') {
+      this.live = 0
+      this.markEmptied()
+    }
+  }
+
+  target(): ScanTarget | undefined {
+    // The leader was reaped and nothing (a zombie included) is left in the group.
+    if (this.phase.name === 'leader-exited' && !this.sys.groupExists(this.pgid)) this.moveTo('group-gone')
+    if (this.phase.name === 'group-gone' && this.marks.length === 0) this.moveTo('empty')
+    if (this.phase.name === 'empty') return undefined
+    return { pgid: this.pgid, leaderStart: this.leaderStart, group: this.phase.name !== 'group-gone', marks: this.marks }
+  }
+
+  observe(found: ScanResult): ScanResult {
+    let result = found
+    // A live process whose own pid is the group id leads a new group: the kernel reuses a pid
+    // only once nothing uses it as a group id, so ours emptied first.
+    if (this.phase.name === 'leader-exited' && (found.group.length === 0 || found.group.includes(this.pgid))) {
+      this.moveTo('group-gone')
+      result = { group: [], marked: found.marked }
+    }
+    this.live = result.group.length + result.marked.length
+    if (this.owed !== undefined) {
+      clearTimeout(this.discovery)
+      for (const pid of result.marked) {
+        if (!this.owed.sent.has(pid)) this.sys.signal(pid, this.owed.signal)
+        this.owed.sent.add(pid)
+      }
+    }
+    if (this.phase.name !== 'leader-alive' && this.live === 0) this.moveTo('empty')
+    return result
+  }
+
+  private scan(): ScanResult {
+    const target = this.target()
+    return target === undefined ? NOTHING : this.observe(scanShells([target], this.sys)[0] ?? NOTHING)
+  }
+
+  members(): number[] {
+    const found = this.scan()
+    return [...found.group, ...found.marked]
+  }
+
+  /** Live pids by a fresh look that trusts no cached liveness (a kill's wait and survivors), sorted. */
+  census(): number[] {
+    if (this.phase.name === 'empty') return []
+    const [found] = scanShells([{ pgid: this.pgid, leaderStart: this.leaderStart, group: true, marks: this.marks }], this.sys)
+    if (found === undefined) return []
+    const holder = startTimeOf(this.pgid, this.sys)
+    const reused = this.phase.name === 'group-gone' || (this.phase.name === 'leader-exited' && holder !== undefined && holder !== this.leaderStart)
+    const result = this.observe(reused ? { group: [], marked: found.marked } : found)
+    return [...result.group, ...result.marked].sort((a, b) => a - b)
+  }
+
+  /** A forged or corrupt pid must never aim a signal at the host or its ancestors. */
+  private guard(): void {
+    if (!Number.isSafeInteger(this.pgid) || this.pgid <= 1 || protectedPids(this.sys).has(this.pgid)) {
+      throw new HarnessError(
+        `refusing to signal pid ${this.pgid}: it is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
+        'SHELL_PROTECTED_PID',
+      )
+    }
+  }
+
+  /** False when no process was left. An unreaped leader pins the group id: signal it now, marked processes at the next scan. */
+  signal(signal: NodeJS.Signals): boolean {
+    if (this.phase.name === 'empty') return false
+    this.guard()
+    this.owed = { signal, sent: new Set() }
+    if (this.phase.name === 'leader-alive') {
+      const sent = this.sys.signal(-this.pgid, signal)
+      if (this.marks.length > 0) {
+        clearTimeout(this.discovery)
+        this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS).unref()
+      }
+      return sent
+    }
+    const found = this.scan()
+    if (found.group.length > 0) this.sys.signal(-this.pgid, signal)
+    return found.group.length + found.marked.length > 0
+  }
+
+  signalNow(signal: 'SIGTERM' | 'SIGKILL'): boolean {
+    try {
+      return this.signal(signal)
+    } catch {
+      return false
+    }
+  }
+
+  aliveNow(): boolean {
+    return this.members().length > 0
+  }
+
+  /** Signal, wait, escalate (kill_shell, job_kill, a foreground timeout, dispose); `onSignalled` once a signal landed. */
+  async terminate(request: KillRequest, onSignalled?: () => void): Promise<KillOutcome> {
+    const started = Date.now()
+    const outcome = (signal_sent: KillOutcome['signal_sent'], force_killed: boolean, survivors: number[]): KillOutcome => ({
+      signal_sent, force_killed, exit_code: this.leaderExit?.code ?? null,
+      elapsed_ms: Date.now() - started, timeout_ms: request.timeoutMs, survivors,
+    })
+    if (!this.signal(request.signal)) return outcome('none', false, [])
+    onSignalled?.()
+    if (await this.waitEmpty(request.timeoutMs, true)) return outcome(request.signal, false, [])
+    if (!request.force) return outcome(request.signal, false, this.census())
+    this.signal('SIGKILL')
+    const empty = await this.waitEmpty(AFTER_SIGKILL_MS, true)
+    return outcome(request.signal, true, empty ? [] : this.census())
+  }
+
+  whenEmpty(timeoutMs: number): Promise<boolean> {
+    return this.waitEmpty(timeoutMs, false)
+  }
+
+  /** True once the shell is empty, false after `timeoutMs`. Only a kill's wait (`keepAlive`) holds the host open. */
+  async waitEmpty(timeoutMs: number, keepAlive: boolean): Promise<boolean> {
+    const maxIntervalMs = keepAlive ? KILL_POLL_MS : WATCH_POLL_MS
+    if (keepAlive) this.active++
+    try {
+      const deadline = Date.now() + timeoutMs
+      let interval = 1
+      for (;;) {
+        const leaderAlive = this.phase.name === 'leader-alive'
+        const passive = !keepAlive && this.active > 0
+        // A kill's wait takes a fresh census each time, so it never ends on stale knowledge.
+        const empty = () => (keepAlive ? this.census() : this.members()).length === 0
+        if (this.phase.name === 'empty' || (!leaderAlive && !passive && empty())) return true
+        const left = deadline - Date.now()
+        if (left <= 0) return false
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, leaderAlive ? left : Math.min(passive ? maxIntervalMs : interval, left))
+          if (!keepAlive) timer.unref()
+          const wake = () => { clearTimeout(timer); resolve() }
+          if (leaderAlive) void this.exited.then(wake)
+          void this.emptied.then(wake)
+        })
+        interval = leaderAlive ? 1 : Math.min(interval * 2, maxIntervalMs)
+      }
+    } finally {
+      if (keepAlive) this.active--
+    }
   }
 }

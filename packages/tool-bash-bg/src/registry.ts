@@ -1,160 +1,258 @@
-/** The `backgroundShells` service: every shell this plugin started, by id, with its process group. */
+/** The `backgroundShells` service: every shell this plugin started, by id, and the one owner of their stops. */
 import { randomInt } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { join } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import type { BackgroundShell } from './background.ts'
-import { ProcessGroup, scanGroups } from './group.ts'
+import { BackgroundShell } from './background.ts'
+import type { BackgroundShells, Caller, ShellSnapshot, StopOutcome, StopperOptions } from './contract.ts'
+import type { HostJobs } from './jobs-adapter.ts'
+import type { Launch } from './launch.ts'
 import type { HostDir } from './leftovers.ts'
 import { liveness } from './liveness.ts'
-import { protectedPids } from './process-group.ts'
-import type { KillOutcome, KillRequest, ShellRecord } from './registry-types.ts'
-import { SeamProcesses } from './seam-processes.ts'
+import type { KillRequest, ShellWorld } from './shell-processes.ts'
 
-const HOUR_MS = 60 * 60 * 1000
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200
+/** A bare host job_kill when no stopping tool is attached. */
+const BARE_KILL: KillRequest = { signal: 'SIGTERM', force: true, timeoutMs: 5000 }
 
-type Entry = { record: ShellRecord, shell?: BackgroundShell }
+export interface RegistryOptions {
+  host: HostDir
+  /** The composed host jobs, looked up at each start and stop (ctx.jobs may come and go). */
+  jobs: () => HostJobs | undefined
+  /** How long a finished shell stays listed, with its log. */
+  keepFinishedMs: number
+}
 
-export class ShellRegistry {
-  private readonly entries = new Map<string, Entry>()
-  /** A bare host `job_kill`; tool-kill-shell sets its configured timeout here. */
-  defaultKill: KillRequest = { signal: 'SIGTERM', force: true, timeoutMs: 5000 }
-  /** tool-kill-shell's configured name. */
-  stopTool: string | undefined
-  /** Said once by /tasks: the shells of dead hosts stopped at start. */
-  leftoverNotice: string | undefined
-  readonly logDir: string
+/** What one background start needs. */
+export interface ShellStart {
+  command: string
+  caller: Caller | undefined
+  launch: Launch
+  world: ShellWorld
+  maxLogBytes: number
+  /** Cap of each host job output read. */
+  readLimit: number
+}
+
+function notFound(id: string): HarnessError {
+  return new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND')
+}
+
+function visibleTo(shell: BackgroundShell, caller: Caller | undefined): boolean {
+  return shell.record.owner === '' || shell.record.owner === (caller?.id ?? '')
+}
+
+export class ShellRegistry implements BackgroundShells {
+  private readonly shells = new Map<string, BackgroundShell>()
+  /** Stop requests handed to the host jobs, for the job's cancel to carry out; never seen outside. */
+  private readonly pending = new Map<string, KillRequest>()
+  private readonly stoppers: StopperOptions[] = []
+  private leftoverNotice: string | undefined
   private saving: NodeJS.Timeout | undefined
+  readonly logDir: string
 
-  constructor(readonly host: HostDir) {
-    this.logDir = host.logDir
+  constructor(private readonly options: RegistryOptions) {
+    this.logDir = options.host.logDir
+  }
+
+  /** Said once by /tasks: the shells of dead hosts stopped at start. */
+  noteLeftovers(notice: string): void {
+    this.leftoverNotice = notice
+  }
+
+  takeLeftoverNotice(): string | undefined {
+    const notice = this.leftoverNotice
+    this.leftoverNotice = undefined
+    return notice
+  }
+
+  attachStopper(options: StopperOptions): () => void {
+    const attached = { ...options }
+    this.stoppers.push(attached)
+    return () => {
+      const at = this.stoppers.indexOf(attached)
+      if (at >= 0) this.stoppers.splice(at, 1)
+    }
+  }
+
+  /** The attached stopping tool's name, if any. */
+  stopTool(): string | undefined {
+    return this.stoppers.at(-1)?.toolName
+  }
+
+  /** What a bare cancel (the host's job_kill, plugin dispose) does. */
+  defaultKill(): KillRequest {
+    return this.stoppers.at(-1)?.defaultKill ?? BARE_KILL
   }
 
   private live(): BackgroundShell[] {
-    const entries = [...this.entries.values()]
-    return entries.flatMap(({ record, shell }) => shell !== undefined && record.status === 'running' ? [shell] : [])
+    return [...this.shells.values()].filter((shell) => shell.running)
   }
 
   private saveRunning(): void {
     if (this.saving !== undefined) return
     this.saving = setTimeout(() => {
       this.saving = undefined
-      this.host.save(this.live().map((shell) => shell.record.id))
+      this.options.host.save(this.live().map((shell) => shell.record.id))
     }, SAVE_DELAY_MS).unref()
   }
 
-  newId(): string {
+  private newId(): string {
     for (;;) {
       const id = `bg-${randomInt(36 ** 6).toString(36).padStart(6, '0')}`
-      if (!this.entries.has(id)) return id
+      if (!this.shells.has(id)) return id
     }
   }
 
-  register(record: ShellRecord, shell?: BackgroundShell): void {
-    if (this.entries.has(record.id)) throw new HarnessError(`shell ${record.id} is already registered — pick a new id`, 'SHELL_EXISTS')
-    this.prune()
-    this.entries.set(record.id, shell === undefined ? { record } : { record, shell })
+  /** Drop finished shells past their keep time, with their logs. */
+  private prune(): void {
+    const cutoff = Date.now() - this.options.keepFinishedMs
+    for (const shell of this.shells.values()) {
+      const ended = shell.record.ended_at
+      if (ended === null || Date.parse(ended) > cutoff) continue
+      this.shells.delete(shell.record.id)
+      rmSync(shell.record.output_file, { force: true })
+    }
   }
 
-  track(shell: BackgroundShell): void {
-    this.register(shell.record, shell)
+  /**
+   * Start one background shell, as a host job when the host jobs serve the caller (then the job's cancel is
+   * how every stop arrives); throws when nothing started.
+   */
+  start(start: ShellStart): BackgroundShell {
+    this.prune()
+    const id = this.newId()
+    const init = {
+      id, command: start.command, owner: start.caller?.id ?? '', launch: start.launch, world: start.world,
+      maxLogBytes: start.maxLogBytes, outputFile: join(this.logDir, `${id}.log`), hostMark: this.options.host.mark,
+      cancelRequest: () => this.takePending(id) ?? this.defaultKill(),
+    }
+    let shell: BackgroundShell | undefined
+    const jobs = this.options.jobs()
+    if (jobs !== undefined && start.caller !== undefined) {
+      try {
+        const jobId = jobs.start({
+          label: start.command, owner: start.caller,
+          run: () => {
+            shell = new BackgroundShell(init)
+            return shell.hooks(start.readLimit)
+          },
+        })
+        // TypeScript cannot see the assignment inside `run`.
+        const started = shell as BackgroundShell | undefined
+        if (started !== undefined) started.record.job_id = jobId
+      } catch (error) {
+        // No controller serves this agent: the shell runs on the registry alone. Anything else is the host's refusal.
+        if (shell !== undefined || !/no job controller/.test(String(error))) throw error
+      }
+    }
+    shell ??= new BackgroundShell(init)
+    this.shells.set(id, shell)
     this.saveRunning()
     void shell.settled.then(() => this.saveRunning())
+    return shell
   }
 
-  liveness(record: ShellRecord): string {
-    return liveness(record, Date.now())
+  private takePending(id: string): KillRequest | undefined {
+    const request = this.pending.get(id)
+    this.pending.delete(id)
+    return request
   }
 
-  get(id: string): ShellRecord | undefined {
-    const entry = this.entries.get(id)
-    return entry?.shell?.sync() ?? entry?.record
+  private entry(idOrJobId: string): BackgroundShell | undefined {
+    const direct = this.shells.get(idOrJobId)
+    if (direct !== undefined) return direct
+    for (const shell of this.shells.values()) if (shell.record.job_id === idOrJobId) return shell
+    return undefined
   }
 
-  find(idOrJobId: string): ShellRecord | undefined {
-    return this.get(idOrJobId) ?? this.list().find((record) => record.job_id === idOrJobId)
-  }
-
-  list(): ShellRecord[] {
-    return [...this.entries.values()].map((entry) => entry.shell?.sync() ?? entry.record)
-  }
-
-  running(owner?: string): ShellRecord[] {
-    return this.list().filter((record) => record.status === 'running' && (owner === undefined || record.owner === owner))
-  }
-
-  /** Drop a finished shell's record and its log; false for a running or unknown shell. */
-  remove(id: string): boolean {
-    const entry = this.entries.get(id)
-    if (entry === undefined || entry.record.status === 'running') return false
-    this.drop(entry.record)
-    return true
-  }
-
-  prune(maxAgeMs = HOUR_MS): number {
-    const cutoff = Date.now() - maxAgeMs
-    const old = this.list().filter(({ status, ended_at: ended }) => status !== 'running' && ended !== null && Date.parse(ended) <= cutoff)
-    for (const record of old) this.drop(record)
-    return old.length
-  }
-
-  private drop(record: ShellRecord): void {
-    this.entries.delete(record.id)
-    // Only a log of ours: a record registered from outside may name any file.
-    if (dirname(resolve(record.output_file)) === this.logDir) rmSync(record.output_file, { force: true })
-  }
-
-  /** Signal, wait, escalate when `force`, report survivors; a request that asks no more than a kill under way shares it. */
-  terminate(id: string, request: KillRequest): Promise<KillOutcome> {
-    const entry = this.entries.get(id)
-    if (entry === undefined) return Promise.reject(new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND'))
-    const { record: { pid, exit_code }, shell } = entry
-    // A corrupt or forged record must never aim a signal at the host or its ancestors (another world's pids are not the host's).
-    const local = !(shell?.group instanceof SeamProcesses)
-    if (local && (!Number.isSafeInteger(pid) || pid <= 1 || protectedPids().has(pid))) {
-      return Promise.reject(new HarnessError(
-        `refusing to signal shell ${id}: pid ${pid} is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
-        'SHELL_PROTECTED_PID',
-      ))
+  private owned(idOrJobId: string, caller: Caller | undefined): BackgroundShell | undefined {
+    const shell = this.entry(idOrJobId)
+    if (shell !== undefined && !visibleTo(shell, caller)) {
+      // The same fence, and nearly the same words, as the host's job_kill.
+      throw new HarnessError(`shell ${shell.record.id} belongs to another session — only the session that started it can stop it`, 'SHELL_FOREIGN')
     }
-    return shell?.terminate(request) ?? Promise.resolve({ signal_sent: 'none', force_killed: false, exit_code, elapsed_ms: 0, timeout_ms: 0, survivors: [] })
+    return shell
   }
 
-  /** Resolves once every process of the shell is gone and its log flushed. */
-  async settled(id: string): Promise<ShellRecord> {
-    const entry = this.entries.get(id)
-    if (entry === undefined) throw new HarnessError(`Shell not found: ${id}`, 'SHELL_NOT_FOUND')
-    return entry.shell?.settled ?? entry.record
+  find(idOrJobId: string, caller: Caller | undefined): ShellSnapshot | undefined {
+    return this.owned(idOrJobId, caller)?.snapshot()
   }
 
-  members(id: string): number[] {
-    return this.entries.get(id)?.shell?.group.members() ?? []
+  list(caller: Caller | undefined): ShellSnapshot[] {
+    this.prune()
+    return [...this.shells.values()].filter((shell) => visibleTo(shell, caller)).map((shell) => shell.snapshot())
   }
 
-  survivors(id: string): number[] {
-    return this.entries.get(id)?.shell?.group.census() ?? []
+  /** Running shells of one owner session (every owner's when omitted). */
+  running(owner?: string): ShellSnapshot[] {
+    return this.live().filter((shell) => owner === undefined || shell.record.owner === owner).map((shell) => shell.snapshot())
+  }
+
+  liveness(shell: ShellSnapshot): string {
+    return liveness(shell, Date.now())
+  }
+
+  settled(id: string): Promise<ShellSnapshot> {
+    const shell = this.shells.get(id)
+    return shell === undefined ? Promise.reject(notFound(id)) : shell.settled
+  }
+
+  async stop(id: string, request: KillRequest, caller: Caller | undefined): Promise<StopOutcome> {
+    const started = performance.now()
+    const elapsed = () => Math.round(performance.now() - started)
+    const shell = this.owned(id, caller)
+    if (shell === undefined) throw notFound(id)
+    const exited = async (): Promise<StopOutcome> => ({
+      outcome: 'already-exited', signal_sent: 'none', force_killed: false, exit_code: shell.record.exit_code,
+      elapsed_ms: elapsed(), timeout_ms: request.timeoutMs, survivors: [], shell: await shell.settled,
+    })
+    if (!shell.running) return exited()
+    const jobId = shell.record.job_id
+    const jobs = jobId === undefined ? undefined : this.options.jobs()
+    if (jobId !== undefined && jobs !== undefined) {
+      // Through the host, so it records the kill (stopping, no completion notice later); its cancel takes this request.
+      this.pending.set(shell.record.id, request)
+      let answer: 'requested' | 'already-finished'
+      try {
+        answer = jobs.kill(jobId, caller, `kill_shell ${request.signal}`)
+      } finally {
+        // A request the cancel never took (kill threw, or the job had finished) must not wait for a later bare job_kill.
+        if (this.pending.get(shell.record.id) === request) this.pending.delete(shell.record.id)
+      }
+      if (answer === 'already-finished') return exited()
+    }
+    // The kill the cancel started is under way: this joins it (a request asking for more runs after it).
+    const outcome = await shell.terminate(request)
+    if (outcome.signal_sent === 'none') return exited()
+    const snapshot = outcome.survivors.length === 0 ? await shell.settled : shell.snapshot()
+    return {
+      ...outcome,
+      outcome: outcome.survivors.length > 0 ? 'survivors' : outcome.force_killed ? 'force-killed' : 'terminated',
+      exit_code: snapshot.exit_code ?? outcome.exit_code,
+      elapsed_ms: elapsed(),
+      shell: snapshot,
+    }
   }
 
   /** Plugin dispose. */
-  async terminateAll(request: KillRequest): Promise<void> {
+  async terminateAll(): Promise<void> {
+    const request = this.defaultKill()
     await Promise.all(this.live().map((shell) => shell.terminate(request)))
   }
 
   /** Kill every running shell without yielding to the event loop (process exit): SIGTERM, up to `graceMs`, SIGKILL. */
   terminateAllSync(graceMs: number): void {
-    // Another world's shells get the seam's stop, and its provider's own exit handling; ours are watched here.
-    let alive = this.live().map((shell) => shell.group).filter((group) => group.signal('SIGTERM'))
-      .filter((group): group is ProcessGroup => group instanceof ProcessGroup)
+    let alive = this.live().map((shell) => shell.processes).filter((processes) => processes.signalNow('SIGTERM'))
     const sleeper = new Int32Array(new SharedArrayBuffer(4))
     const deadline = Date.now() + graceMs
     while (alive.length > 0 && Date.now() < deadline) {
       Atomics.wait(sleeper, 0, 0, 5)
-      alive = scanGroups(alive)
+      alive = alive.filter((processes) => processes.aliveNow())
     }
-    for (const group of alive) group.signal('SIGKILL')
+    for (const processes of alive) processes.signalNow('SIGKILL')
     // No timer runs before the process ends: deliver the SIGKILL owed to marked processes now.
-    scanGroups(alive)
+    for (const processes of alive) processes.aliveNow()
   }
 }

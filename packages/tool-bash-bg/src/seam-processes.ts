@@ -2,8 +2,7 @@
 // the collect-mode readers pumped into two streams, the seam's one stop (terminate()) and its tree wait (waitForExit()).
 import { PassThrough } from 'node:stream'
 import type { SubprocessHandle, SubprocessOutputReader } from '@deepseek-ai/dsh-subprocess'
-import type { LeaderExit } from './group.ts'
-import type { KillOutcome, KillRequest } from './registry-types.ts'
+import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses } from './shell-processes.ts'
 import { worldLimits } from './seam-limits.ts'
 
 /** The readers are pulled: soon after output, backing off while the shell is quiet. */
@@ -16,8 +15,8 @@ const SETTLE_MS = 100
 
 type Channel = 'stdout' | 'stderr'
 
-export class SeamProcesses {
-  readonly pgid: number
+export class SeamProcesses implements ShellProcesses {
+  readonly pid: number
   readonly exited: Promise<LeaderExit>
   leaderExit: LeaderExit | undefined
   /** 1 while the tree may hold a process (the seam counts none), 0 once it was observed gone. */
@@ -31,7 +30,7 @@ export class SeamProcesses {
   private interval = MIN_POLL_MS
 
   constructor(private readonly handle: SubprocessHandle, private readonly graceMs: number) {
-    this.pgid = handle.pid
+    this.pid = handle.pid
     this.limits = worldLimits(graceMs)
     // A transport failure after the start is an end without exit facts.
     this.exited = handle.done.then(
@@ -39,7 +38,7 @@ export class SeamProcesses {
       () => ({ code: null, signal: null, at: new Date() }),
     ).then(async (exit) => {
       // So that, once `exited` settles, liveness says whether anything outlived the command's output.
-      await this.waitEmpty(SETTLE_MS, false)
+      await this.whenEmpty(SETTLE_MS)
       this.leaderExit = exit
       clearTimeout(this.timer)
       // Collected output stays readable after settlement: the last read takes all of it.
@@ -91,19 +90,20 @@ export class SeamProcesses {
   }
 
   /** The seam counts no processes: the tree root stands for the tree while it may live. */
-  members(): number[] {
-    return this.empty ? [] : [this.pgid]
-  }
-
   census(): number[] {
-    return this.members()
+    return this.empty ? [] : [this.pid]
   }
 
   /** Starts the seam's stop (there is no other signal); false when nothing is left. */
-  signal(_signal: NodeJS.Signals): boolean {
+  signalNow(_signal: 'SIGTERM' | 'SIGKILL'): boolean {
     if (this.empty) return false
     this.handle.terminate()
     return true
+  }
+
+  /** The seam cannot look without yielding: its provider's own exit handling takes over. */
+  aliveNow(): boolean {
+    return false
   }
 
   /** The seam's only stop, whatever `request` asks: SIGTERM, the grace set at spawn, SIGKILL. */
@@ -113,15 +113,15 @@ export class SeamProcesses {
       signal_sent, force_killed, exit_code: this.leaderExit?.code ?? null,
       elapsed_ms: Date.now() - started, timeout_ms: this.graceMs, survivors, world_limits: this.limits,
     })
-    if (!this.signal('SIGTERM')) return outcome('none', false, [])
+    if (!this.signalNow('SIGTERM')) return outcome('none', false, [])
     onSignalled?.()
-    if (await this.waitEmpty(this.graceMs, true)) return outcome('SIGTERM', false, [])
-    const gone = await this.waitEmpty(AFTER_SIGKILL_MS, true)
+    if (await this.whenEmpty(this.graceMs)) return outcome('SIGTERM', false, [])
+    const gone = await this.whenEmpty(AFTER_SIGKILL_MS)
     return outcome('SIGTERM', true, gone ? [] : this.census())
   }
 
   /** True once the tree is gone, false after `timeoutMs`. */
-  async waitEmpty(timeoutMs: number, _keepAlive: boolean): Promise<boolean> {
+  async whenEmpty(timeoutMs: number): Promise<boolean> {
     if (this.empty) return true
     const bound = Number.isFinite(timeoutMs) ? AbortSignal.timeout(Math.max(0, timeoutMs)) : undefined
     let gone = false

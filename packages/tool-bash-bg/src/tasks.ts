@@ -2,8 +2,8 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-commands'
 import { outputOf, statusOf } from './liveness.ts'
+import type { ShellSnapshot } from './contract.ts'
 import type { ShellRegistry } from './registry.ts'
-import type { BackgroundShellRegistry, ShellRecord } from './registry-types.ts'
 
 const COLUMNS = [12, 21, 14, 17, 22] as const
 const RULE = '─'.repeat(1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1)
@@ -24,7 +24,7 @@ function row(cells: readonly string[]): string {
   return `│ ${fitted.join('')} │`
 }
 
-export function renderTasks(records: readonly ShellRecord[], now: number, stopTool: string | undefined): string {
+export function renderTasks(records: readonly ShellSnapshot[], now: number, stopTool: string | undefined): string {
   if (records.length === 0) return 'No background shells are running.'
   const lines = [
     'Active Background Tasks:',
@@ -49,8 +49,7 @@ export function provideTasksCommand(ctx: Context, registry: ShellRegistry): void
         const shells = registry.running().filter((record) => record.owner === agent.id || record.owner === '')
         const table = renderTasks(shells, Date.now(), stopToolOf(ctx, registry))
         // Said once: the shells a dead host left running, stopped when this one started.
-        const notice = registry.leftoverNotice
-        registry.leftoverNotice = undefined
+        const notice = registry.takeLeftoverNotice()
         return { kind: 'success', text: notice === undefined ? table : `${notice}.\n${table}` }
       },
     })
@@ -58,7 +57,8 @@ export function provideTasksCommand(ctx: Context, registry: ShellRegistry): void
 }
 
 /** kill_shell (under its configured name) when composed, else the host's job_kill tool when registered. */
-export function stopToolOf(ctx: Context, registry: BackgroundShellRegistry): string | undefined {
-  if (registry.stopTool !== undefined) return registry.stopTool
+export function stopToolOf(ctx: Context, registry: ShellRegistry): string | undefined {
+  const attached = registry.stopTool()
+  if (attached !== undefined) return attached
   return ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill'
 }

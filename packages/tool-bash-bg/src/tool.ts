@@ -1,20 +1,23 @@
 /** The bash_bg tool: foreground runs, background shells, and their host jobs. */
-import { join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, TOOL_ABORTED, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-jobs'
-import { BackgroundShell } from './background.ts'
+import type { BackgroundShell } from './background.ts'
 import type { Config } from './config.ts'
 import { runForeground } from './foreground.ts'
-import { runInWorld } from './seam-foreground.ts'
 import { planLaunch, type Launch } from './launch.ts'
+import { localWorld } from './local-world.ts'
+import { runInWorld } from './seam-foreground.ts'
+import { seamWorld } from './seam-world.ts'
+import { worldFor } from './world.ts'
 import { presentCall, presentResult } from './present.ts'
 import type { ShellRegistry } from './registry.ts'
 import { render, VALUE_SCHEMA, type BackgroundValue, type BashBgValue } from './render.ts'
 import { stopToolOf } from './tasks.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { liveness } from './liveness.ts'
+import type { ShellWorld } from './shell-processes.ts'
 import { waitForLine } from './wait-for.ts'
 
 declare module '@deepseek-ai/dsh-jobs' {
@@ -72,44 +75,20 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     return pattern
   }
 
-  const startBackground = (args: Args, launch: Launch, exec: ToolExecution): Started => {
-    const owner = exec.agent?.id ?? ''
-    const running = registry.running(owner)
+  const startBackground = (args: Args, launch: Launch, world: ShellWorld, exec: ToolExecution): Started => {
+    const running = registry.running(exec.agent?.id ?? '')
     if (running.length >= config.maxEntries) {
       const ids = running.map((record) => `${record.id} (${record.command}; ${liveness(record, Date.now())})`).join(', ')
       const tool = stopToolOf(ctx, registry)
       const hint = tool === undefined ? 'wait for one to finish, then retry' : `stop one with ${tool}, then retry`
       throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${hint}`, 'TOO_MANY_SHELLS')
     }
-    const id = registry.newId()
-    const init = {
-      id, command: args.command, owner, launch, maxLogBytes: config.maxLogBytes, outputFile: join(registry.logDir, `${id}.log`),
-      defaultKill: () => registry.defaultKill, hostMark: registry.host.mark,
-    }
-    let shell: BackgroundShell | undefined
-    const jobs = ctx.get('jobs')
-    if (jobs !== undefined && exec.agent !== undefined) {
-      try {
-        const jobId = jobs.start({
-          kind: 'bash_bg', label: args.command, owner: exec.agent,
-          run: () => {
-            shell = new BackgroundShell(init)
-            return shell.hooks(config.maxOutputBytes)
-          },
-        })
-        // TypeScript cannot see the assignment inside `run`.
-        const started = shell as BackgroundShell | undefined
-        if (started !== undefined) started.record.job_id = jobId
-      } catch (error) {
-        // No controller serves this agent: the shell runs on the registry alone. Anything else is the host's refusal.
-        if (shell !== undefined || !/no job controller/.test(String(error))) throw error
-      }
-    }
-    shell ??= new BackgroundShell(init)
-    registry.track(shell)
+    const shell = registry.start({
+      command: args.command, caller: exec.agent, launch, world, maxLogBytes: config.maxLogBytes, readLimit: config.maxOutputBytes,
+    })
     const { record } = shell
     // A shell that is no host job can be stopped only by kill_shell.
-    const stopWith = registry.stopTool ?? (record.job_id === undefined ? undefined : stopToolOf(ctx, registry))
+    const stopWith = registry.stopTool() ?? (record.job_id === undefined ? undefined : stopToolOf(ctx, registry))
     const value: BackgroundValue = {
       kind: 'background',
       shell_id: record.id,
@@ -118,7 +97,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       ...record.job_id !== undefined ? { job_id: record.job_id } : {},
       ...args.timeout !== undefined && args.wait_for === undefined ? { timeout_ignored: true } : {},
       ...stopWith === undefined ? {} : { stop_with: stopWith },
-      ...record.world_limits === undefined ? {} : { world: 'subprocess' as const, world_limits: record.world_limits },
+      ...world.limits === undefined ? {} : { world: 'subprocess' as const, world_limits: world.limits },
     }
     return { value, shell }
   }
@@ -153,19 +132,23 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     },
     async execute(args, exec): Promise<BashBgValue> {
       const pattern = validate(args)
-      const launch = await planLaunch(ctx, args.command, exec)
+      // Decided first: a call with no world to run in refuses before anything is looked at or started.
+      const choice = worldFor(ctx)
+      const launch = await planLaunch(ctx, args.command, exec, choice)
       // Once started, a shell belongs to the registry (and the host job), never to this call's signal.
       // The shell limit is checked after this last await, so concurrent calls cannot both pass it.
       if (exec.signal.aborted) throw aborted()
       if (args.run_in_background === true) {
-        const started = startBackground(args, launch, exec)
+        const world = choice.kind === 'local'
+          ? localWorld
+          : seamWorld(choice.runtime, { graceMs: registry.defaultKill().timeoutMs, maxLogBytes: config.maxLogBytes })
+        const started = startBackground(args, launch, world, exec)
         return pattern === undefined ? started.value : waitFor(started, args, pattern, exec.signal)
       }
       const timeoutMs = args.timeout ?? config.timeoutMs
-      const { world } = launch
-      const { aborted: wasAborted, ...value } = world.kind === 'local'
-        ? await runForeground(launch, timeoutMs, config.maxOutputBytes, exec.signal)
-        : await runInWorld(world.runtime, launch, timeoutMs, config.maxOutputBytes, exec.signal)
+      const { aborted: wasAborted, ...value } = choice.kind === 'local'
+        ? await runForeground(localWorld, launch, timeoutMs, config.maxOutputBytes, exec.signal)
+        : await runInWorld(choice.runtime, launch, timeoutMs, config.maxOutputBytes, exec.signal)
       if (wasAborted) throw aborted()
       return value
     },

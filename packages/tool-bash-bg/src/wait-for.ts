@@ -1,14 +1,14 @@
 /** wait_for: each piece of a shell's log (both streams, from its start) looked at once, line by line, as it is written. */
 import { StringDecoder } from 'node:string_decoder'
 import type { BackgroundShell } from './background.ts'
-import type { ShellRecord } from './registry-types.ts'
+import type { ShellSnapshot } from './contract.ts'
 
 /** Characters of a line matched (the rest is ignored); lines shown when nothing matched, and characters of each. */
 const MAX_LINE = 4096
 const TAIL_LINES = 10
 const MAX_TAIL_LINE = 300
 
-type WaitResult = { wait: 'matched' | 'exited' | 'timeout', matched_line?: string, last_lines: string[], ended?: ShellRecord }
+type WaitResult = { wait: 'matched' | 'exited' | 'timeout', matched_line?: string, last_lines: string[], ended?: ShellSnapshot }
 
 class Lines {
   private readonly decoder = new StringDecoder('utf8')

@@ -6,7 +6,7 @@ import type { SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
 import { readsAreLocal } from './local-reads.ts'
 
 /** `local`: this host, through our own process layer; `subprocess`: wherever `runtime` runs commands. */
-export type World = { kind: 'local' } | { kind: 'subprocess', runtime: SubprocessRuntime }
+export type WorldChoice = { kind: 'local' } | { kind: 'subprocess', runtime: SubprocessRuntime }
 
 /**
  * Whether `spawn` is dsh-subprocess-local's own, unmodified: no instance property and no subclass or wrapper class
@@ -23,7 +23,7 @@ export function runtimeIsLocal(runtime: object): boolean {
 }
 
 /** Our process layer serves only where both the files and the processes are this host's; failing safe. */
-export function worldOf(fs: FileSystem | undefined, runtime: SubprocessRuntime | undefined): World {
+export function worldOf(fs: FileSystem | undefined, runtime: SubprocessRuntime | undefined): WorldChoice {
   const filesLocal = fs === undefined || readsAreLocal(fs)
   if (runtime === undefined) {
     if (filesLocal) return { kind: 'local' }
@@ -35,6 +35,6 @@ export function worldOf(fs: FileSystem | undefined, runtime: SubprocessRuntime |
   return filesLocal && runtimeIsLocal(runtime) ? { kind: 'local' } : { kind: 'subprocess', runtime }
 }
 
-export function worldFor(ctx: Context): World {
+export function worldFor(ctx: Context): WorldChoice {
   return worldOf(ctx.get('fs'), ctx.get('subprocess'))
 }

@@ -3,7 +3,7 @@ import CommandRuntime from '@deepseek-ai/dsh-commands'
 import LocalSandboxProvider from '@deepseek-ai/dsh-sandbox-local'
 import SandboxPolicyService from '@deepseek-ai/dsh-sandbox-policy'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { bootBashBg, membersOf, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 import { readFileSync } from 'node:fs'
 
 let host: BgHost | undefined
@@ -29,7 +29,7 @@ describe('/tasks', () => {
     // No kill_shell and no job_kill composed: no hint names a tool that is not there.
     expect(lines).toHaveLength(6)
     // tool-kill-shell, when composed, names itself on the registry.
-    host.shells.stopTool = 'kill_shell'
+    host.shells.attachStopper({ toolName: 'kill_shell', defaultKill: { signal: 'SIGTERM', force: true, timeoutMs: 5000 } })
     const hinted = await host.ctx.commands.execute(agent, '/tasks', [], AbortSignal.timeout(10_000))
     const hintedLines = (hinted?.result.kind === 'success' ? hinted.result.text ?? '' : '').split('\n')
     expect(hintedLines).toHaveLength(8)
@@ -55,8 +55,8 @@ describe('sandboxed composition (dsh-sandbox-local + dsh-sandbox-policy, workspa
     // Every process runs confined (the Landlock runner sets no_new_privs before exec; the host here has no bwrap).
     for (const pid of pidsWithMarker(mark, true)) expect(readFileSync(`/proc/${pid}/status`, 'utf8')).toMatch(/NoNewPrivs:\s+1/)
     expect(readFileSync(`/proc/${process.pid}/status`, 'utf8')).toMatch(/NoNewPrivs:\s+0/)
-    expect(host.shells.members(value.shell_id).sort()).toEqual(expect.arrayContaining(pidsWithMarker(mark, true)))
-    const outcome = await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 2000 })
+    expect(membersOf(value.shell_id).sort()).toEqual(expect.arrayContaining(pidsWithMarker(mark, true)))
+    const outcome = await host.shells.stop(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 2000 }, agent)
     expect(outcome.survivors).toEqual([])
     expect(pidsWithMarker(mark)).toEqual([])
   })
@@ -75,6 +75,6 @@ describe('sandboxed composition (dsh-sandbox-local + dsh-sandbox-policy, workspa
     const result = await execTool(host.ctx, 'bash_bg', { command: 'true', run_in_background: true }, { agent: host.agent() })
     expect(result.isError).toBe(true)
     expect(result.error?.info?.code).toBe('SANDBOX_UNAVAILABLE')
-    expect(host.shells.list()).toEqual([])
+    expect(host.shells.list(undefined)).toEqual([])
   })
 })

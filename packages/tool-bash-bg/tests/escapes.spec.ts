@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import LocalSandboxProvider from '@deepseek-ai/dsh-sandbox-local'
 import SandboxPolicyService from '@deepseek-ai/dsh-sandbox-policy'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { bootBashBg, membersOf, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 let host: BgHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })
@@ -48,11 +48,11 @@ describe.each([
     // Two of them left the group: a plain group kill would miss them.
     expect(pids.filter((pid) => pgrpOf(pid) !== shell.pid)).toHaveLength(2)
     for (const pid of pids) expect(environOf(pid)).toContain(`DSH_BG_SHELL=${shell.shell_id}`)
-    expect(host.shells.survivors(shell.shell_id)).toEqual([...pids].sort((a, b) => a - b))
-    const outcome = await host.shells.terminate(shell.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 2000 })
+    expect(membersOf(shell.shell_id)).toEqual([...pids].sort((a, b) => a - b))
+    const outcome = await host.shells.stop(shell.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 2000 }, undefined)
     expect(outcome.survivors).toEqual([])
     expect(pidsWithMarker(mark)).toEqual([])
-    expect(host.shells.survivors(shell.shell_id)).toEqual([])
+    expect(membersOf(shell.shell_id)).toEqual([])
   })
 })
 
@@ -61,12 +61,12 @@ describe('a daemon the leader left behind', () => {
     host = await bootBashBg()
     const mark = marker('daemon')
     const shell = await start(host, `(setsid bash -c '(exec -a ${mark} sleep 60) &' &); (setsid bash -c 'exec -a ${mark} sleep 60' &); exit 5`)
-    await until(() => host?.shells.get(shell.shell_id)?.leader_exited_at !== null && pidsWithMarker(mark, true).length === 2, 'the leader to exit, leaving two daemons')
-    await until(() => host?.shells.get(shell.shell_id)?.processes === 2, 'the watcher to count what is left')
-    const record = host.shells.get(shell.shell_id)
+    await until(() => peek(host, shell.shell_id)?.leader_exited_at !== null && pidsWithMarker(mark, true).length === 2, 'the leader to exit, leaving two daemons')
+    await until(() => peek(host, shell.shell_id)?.processes === 2, 'the watcher to count what is left')
+    const record = peek(host, shell.shell_id)
     expect(record).toMatchObject({ status: 'running', exit_code: 5, processes: 2 })
     expect(host.shells.liveness(record!)).toMatch(/^running \d+s \(leader exit 5, 2 left\), no output$/)
-    const outcome = await host.shells.terminate(shell.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 2000 })
+    const outcome = await host.shells.stop(shell.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 2000 }, undefined)
     expect(outcome).toMatchObject({ signal_sent: 'SIGTERM', survivors: [] })
     expect(pidsWithMarker(mark)).toEqual([])
     expect((await host.shells.settled(shell.shell_id)).status).toBe('killed')

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { runForeground } from '../src/foreground.ts'
+import { localWorld } from '../src/local-world.ts'
 import { marker, pidsWithMarker } from './harness.ts'
 
 describe('runForeground', () => {
@@ -7,7 +8,7 @@ describe('runForeground', () => {
   it('an abort while the process is starting stops it and reports the abort', async () => {
     const mark = marker('abortstart')
     const controller = new AbortController()
-    const pending = runForeground({ argv: ['bash', '-c', `exec -a ${mark} sleep 30`], cwd: process.cwd(), env: process.env, world: { kind: 'local' } }, 3000, 1000, controller.signal)
+    const pending = runForeground(localWorld, { argv: ['bash', '-c', `exec -a ${mark} sleep 30`], cwd: process.cwd(), env: process.env }, 3000, 1000, controller.signal)
     // spawn() has returned, its 'spawn' event has not fired yet.
     controller.abort()
     const result = await pending

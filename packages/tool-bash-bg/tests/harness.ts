@@ -1,6 +1,7 @@
 /** Shared setup for this package's specs: the real host with bash_bg mounted, and /proc probes. */
 import { readdirSync, readFileSync } from 'node:fs'
 import { bootHost, type Host, type HostOptions } from '@gencode-ai/testkit'
+import type { Caller, ShellSnapshot } from '../src/contract.ts'
 import * as BashBg from '../src/index.ts'
 import type { ShellRegistry } from '../src/registry.ts'
 
@@ -48,4 +49,25 @@ export async function until(check: () => boolean, what: string, boundMs = 20_000
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
+}
+
+/** The shell as `caller` (default: no agent) may read it, through the service's own find. */
+export function peek(host: BgHost | undefined, id: string, caller?: Caller): ShellSnapshot | undefined {
+  return host?.shells.find(id, caller)
+}
+
+/** Live pids carrying the shell's mark (DSH_BG_SHELL=<id>), found in /proc — not by asking the registry. */
+export function membersOf(id: string): number[] {
+  const mark = `\0DSH_BG_SHELL=${id}\0`
+  const found: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      const state = readFileSync(`/proc/${entry}/stat`, 'latin1').split(') ')[1]?.[0]
+      if (state !== 'Z' && `\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`.includes(mark)) found.push(Number(entry))
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return found.sort((a, b) => a - b)
 }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as ToolJobsPlugin from '@deepseek-ai/dsh-tool-jobs'
 import { JobId } from '@deepseek-ai/dsh-jobs'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { bootBashBg, membersOf, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 let host: BgHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })
@@ -21,13 +21,13 @@ describe('host jobs', () => {
     const value = started.value as unknown as Bg
     expect(value.job_id).toBe('bash_bg-1')
     expect(textOf(started)).toContain(`(pid ${value.pid}, job bash_bg-1)`)
-    expect(host.shells.find('bash_bg-1')?.id).toBe(value.shell_id)
-    expect(host.shells.get(value.shell_id)?.owner).toBe(agent.id)
+    expect(host.shells.find('bash_bg-1', agent)?.id).toBe(value.shell_id)
+    expect(peek(host, value.shell_id, agent)?.owner).toBe(agent.id)
 
     const list = await execTool(host.ctx, 'job_list', {}, { agent })
     expect(JSON.stringify(list.value)).toContain('"kind":"bash_bg"')
 
-    await until(() => host?.shells.get(value.shell_id)?.bytes === 6, 'the first line')
+    await until(() => peek(host, value.shell_id, agent)?.bytes === 6, 'the first line')
     await until(() => pidsWithMarker(mark, true).length === 2, 'both processes')
     const output = await execTool(host.ctx, 'job_output', { job_id: 'bash_bg-1' }, { agent })
     expect(textOf(output)).toBe('first\n[status: running]')
@@ -41,40 +41,39 @@ describe('host jobs', () => {
     expect(snapshot).toMatchObject({ status: 'killed', detail: 'signal: SIGTERM' })
   })
 
-  it('a bare job_kill carries out the registry\'s defaultKill (what tool-kill-shell configures)', async () => {
+  it('a bare job_kill carries out the attached stopper\'s defaultKill (what tool-kill-shell configures)', async () => {
     host = await withJobs()
     const agent = host.agent()
     const mark = marker('defkill')
     const started = await execTool(host.ctx, 'bash_bg', { command: `trap '' TERM INT; exec -a ${mark} sleep 60`, run_in_background: true }, { agent })
     const value = started.value as unknown as Bg
     await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
-    host.shells.defaultKill = { signal: 'SIGINT', force: true, timeoutMs: 100 }
+    host.shells.attachStopper({ toolName: 'kill_shell', defaultKill: { signal: 'SIGINT', force: true, timeoutMs: 100 } })
     const kill = await execTool(host.ctx, 'job_kill', { job_id: value.job_id }, { agent })
     expect(kill.isError).toBe(false)
-    const outcome = await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: false, timeoutMs: 1 })
+    // A stop asking no more than the kill under way joins it and reports that kill.
+    const outcome = await host.shells.stop(value.shell_id, { signal: 'SIGTERM', force: false, timeoutMs: 1 }, agent)
     // The first signal was the configured one, not a hard-coded SIGTERM; it escalated.
     expect(outcome).toMatchObject({ signal_sent: 'SIGINT', force_killed: true, survivors: [] })
     expect(pidsWithMarker(mark)).toEqual([])
   })
 
-  it('carries out a kill_shell request stored on the record when the host cancels', async () => {
+  it('stop goes through the host jobs: the job\'s cancel carries out the stop\'s request and the host records the kill', async () => {
     host = await withJobs()
     const agent = host.agent()
     const mark = marker('killreq')
     const started = await execTool(host.ctx, 'bash_bg', { command: `trap '' TERM INT; exec -a ${mark} sleep 60`, run_in_background: true }, { agent })
     const value = started.value as unknown as Bg
     await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
-    const record = host.shells.get(value.shell_id)
-    if (record === undefined) throw new Error('no record')
-    record.kill_request = { signal: 'SIGINT', force: true, timeoutMs: 100 }
-    expect(host.ctx.jobs.kill(JobId(value.job_id ?? ''), agent)).toBe('requested')
-    const outcome = await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: false, timeoutMs: 1 })
-    expect(outcome).toMatchObject({ signal_sent: 'SIGINT', force_killed: true, survivors: [] })
+    const outcome = await host.shells.stop(value.shell_id, { signal: 'SIGINT', force: true, timeoutMs: 100 }, agent)
+    expect(outcome).toMatchObject({ outcome: 'force-killed', signal_sent: 'SIGINT', force_killed: true, survivors: [], timeout_ms: 100 })
+    expect(outcome.shell).toMatchObject({ id: value.shell_id, status: 'killed' })
+    expect(outcome.shell).not.toHaveProperty('kill_request')
     expect(pidsWithMarker(mark)).toEqual([])
-    expect(await host.ctx.jobs.wait(JobId(value.job_id ?? ''), 5000, agent)).toMatchObject({ status: 'killed', detail: 'signal: SIGKILL' })
+    expect(await host.ctx.jobs.wait(JobId(value.job_id ?? ''), 5000, agent)).toMatchObject({ status: 'killed', detail: 'signal: SIGKILL', reported: true })
   })
 
-  it('carries out a stored kill_shell request once: the user\'s job_kill after it is a bare job_kill', async () => {
+  it('a stop\'s request is carried out once: the user\'s job_kill after it is a bare job_kill', async () => {
     host = await withJobs()
     const agent = host.agent()
     const mark = marker('killreqonce')
@@ -82,19 +81,27 @@ describe('host jobs', () => {
     const value = started.value as unknown as Bg
     const jobId = JobId(value.job_id ?? '')
     await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
-    const record = host.shells.get(value.shell_id)
-    if (record === undefined) throw new Error('no record')
     // kill_shell with force: false, which the process survives.
-    const gentle = { signal: 'SIGINT', force: false, timeoutMs: 100 } as const
-    record.kill_request = gentle
-    expect(host.ctx.jobs.kill(jobId, agent)).toBe('requested')
-    expect(record.kill_request).toBeUndefined()
-    expect((await host.shells.terminate(value.shell_id, gentle)).survivors).toEqual(pidsWithMarker(mark, true))
+    const gentle = await host.shells.stop(value.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 100 }, agent)
+    expect(gentle).toMatchObject({ outcome: 'survivors', signal_sent: 'SIGINT', survivors: pidsWithMarker(mark, true) })
     expect(host.ctx.jobs.get(jobId, agent)?.status).toBe('stopping')
-    // The user's job_kill: SIGTERM (not the stored SIGINT again), which this process does not ignore.
+    // The user's job_kill: SIGTERM (not the stop's SIGINT again), which this process does not ignore.
     expect(host.ctx.jobs.kill(jobId, agent)).toBe('requested')
     expect(await host.ctx.jobs.wait(jobId, 10_000, agent)).toMatchObject({ status: 'killed', detail: 'signal: SIGTERM' })
     expect(pidsWithMarker(mark)).toEqual([])
+  })
+
+  it('stop refuses another session and an unknown id, and answers already-exited for a finished job', async () => {
+    host = await withJobs()
+    const agent = host.agent()
+    const stranger = host.agent()
+    const started = await execTool(host.ctx, 'bash_bg', { command: 'true', run_in_background: true }, { agent })
+    const value = started.value as unknown as Bg
+    await expect(host.shells.stop(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 }, stranger)).rejects.toMatchObject({ code: 'SHELL_FOREIGN' })
+    expect(() => host?.shells.find(value.shell_id, undefined)).toThrow(expect.objectContaining({ code: 'SHELL_FOREIGN' }))
+    await expect(host.shells.stop('bg-nope00', { signal: 'SIGTERM', force: true, timeoutMs: 100 }, agent)).rejects.toMatchObject({ code: 'SHELL_NOT_FOUND' })
+    await host.shells.settled(value.shell_id)
+    expect(await host.shells.stop(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 }, agent)).toMatchObject({ outcome: 'already-exited', signal_sent: 'none', exit_code: 0 })
   })
 
   it('settles the job with the real exit code after the group is empty, and the owner gets the notice', async () => {

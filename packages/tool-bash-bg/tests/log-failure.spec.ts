@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { makeTmpDir, removeTmpDir } from '@gencode-ai/testkit'
 import { BackgroundShell } from '../src/background.ts'
+import { localWorld } from '../src/local-world.ts'
 import { LogWriter } from '../src/log-writer.ts'
 
 const dirs: string[] = []
@@ -21,12 +22,13 @@ describe('a log that cannot be written', () => {
       id: 'bg-fail01',
       command: 'sleep 0.2; echo out',
       owner: '',
-      launch: { argv: ['bash', '-c', 'sleep 0.2; echo out'], cwd: dir, env: process.env, world: { kind: 'local' } },
+      launch: { argv: ['bash', '-c', 'sleep 0.2; echo out'], cwd: dir, env: process.env },
       outputFile: join(dir, 'bg-fail01.log'),
       maxLogBytes: 1024,
-      defaultKill: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
+      world: localWorld,
+      cancelRequest: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
       hostMark: 'DSH_BG_HOST=test',
-    } as ConstructorParameters<typeof BackgroundShell>[0])
+    })
     failWrites((shell as unknown as { writer: LogWriter }).writer)
     const record = await shell.settled
     expect(record.status).toBe('error')
@@ -43,12 +45,13 @@ describe('a log that cannot be written', () => {
       id: 'bg-fail02',
       command: 'x',
       owner: '',
-      launch: { argv: ['bash', '-c', 'echo \0'], cwd: dir, env: process.env, world: { kind: 'local' } },
+      launch: { argv: ['bash', '-c', 'echo \0'], cwd: dir, env: process.env },
       outputFile,
       maxLogBytes: 1024,
-      defaultKill: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
+      world: localWorld,
+      cancelRequest: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
       hostMark: 'DSH_BG_HOST=test',
-    } as ConstructorParameters<typeof BackgroundShell>[0])).toThrow(/could not start bash/)
+    })).toThrow(/could not start bash/)
     const { existsSync } = await import('node:fs')
     expect(existsSync(outputFile)).toBe(false)
   })

@@ -5,7 +5,7 @@ import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
 import { bootHost, execTool, textOf } from '@gencode-ai/testkit'
 import * as BashBg from '../src/index.ts'
 import { OUTPUT_HELD_OPEN } from '../src/render.ts'
-import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { bootBashBg, membersOf, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 let host: BgHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })
@@ -107,7 +107,7 @@ describe('foreground', () => {
       const result = await execTool(host.ctx, 'bash_bg', { command: 'echo x', run_in_background }, { signal: AbortSignal.abort() })
       expect(result.error?.info?.code).toBe('ABORTED_BEFORE_DISPATCH')
     }
-    expect(host.shells.list()).toEqual([])
+    expect(host.shells.list(undefined)).toEqual([])
   })
 })
 
@@ -161,17 +161,18 @@ describe('bad input', () => {
       process.env.PATH = path
     }
     expect(await readdir(host.shells.logDir)).toEqual([])
-    expect(host.shells.list()).toEqual([])
+    expect(host.shells.list(undefined)).toEqual([])
   })
 
-  it('the service refuses unknown and duplicate ids with stable codes', async () => {
+  it('the service refuses unknown ids with stable codes and hands out snapshots', async () => {
     host = await bootBashBg()
-    await expect(host.shells.terminate('bg-nope00', { signal: 'SIGTERM', force: true, timeoutMs: 1 })).rejects.toMatchObject({ message: 'Shell not found: bg-nope00', code: 'SHELL_NOT_FOUND' })
+    await expect(host.shells.stop('bg-nope00', { signal: 'SIGTERM', force: true, timeoutMs: 1 }, undefined)).rejects.toMatchObject({ message: 'Shell not found: bg-nope00', code: 'SHELL_NOT_FOUND' })
     await expect(host.shells.settled('bg-nope00')).rejects.toMatchObject({ code: 'SHELL_NOT_FOUND' })
     const value = await startBg(host, 'true')
-    const record = host.shells.get(value.shell_id)
-    if (record === undefined) throw new Error('no record')
-    expect(() => host?.shells.register(record)).toThrow(expect.objectContaining({ message: `shell ${value.shell_id} is already registered — pick a new id`, code: 'SHELL_EXISTS' }))
+    // Reads are snapshots: a caller cannot change the registry's record.
+    const record = peek(host, value.shell_id) as { status: string }
+    expect(() => { record.status = 'killed' }).toThrow(TypeError)
+    expect((await host.shells.settled(value.shell_id)).status).toBe('completed')
   })
 
   it('says when the working directory vanished', async () => {
@@ -200,7 +201,7 @@ describe('background', () => {
     expect((await stat(host.shells.logDir)).mode & 0o777).toBe(0o700)
     expect(value.output_file.startsWith(`${host.shells.logDir}/`)).toBe(true)
     expect(value.output_file.startsWith(host.cwd)).toBe(false)
-    expect(host.shells.get(value.shell_id)).toMatchObject({ status: 'running', owner: '', cwd: host.cwd, pid: value.pid })
+    expect(peek(host, value.shell_id)).toMatchObject({ status: 'running', owner: '', cwd: host.cwd, pid: value.pid })
   })
 
   // A timeout over the foreground maximum was refused even though a background shell has none.
@@ -217,9 +218,9 @@ describe('background', () => {
   it('keeps logging a grandchild after the leader exits, and stays running until the group is empty', async () => {
     host = await bootBashBg()
     const value = await startBg(host, '(sleep 0.4; echo grandchild; echo late-err >&2) & echo leader')
-    await until(() => host?.shells.get(value.shell_id)?.leader_exited_at !== null, 'the leader to exit')
-    expect(host.shells.get(value.shell_id)?.status).toBe('running')
-    expect(host.shells.members(value.shell_id).length).toBeGreaterThan(0)
+    await until(() => peek(host, value.shell_id)?.leader_exited_at !== null, 'the leader to exit')
+    expect(peek(host, value.shell_id)?.status).toBe('running')
+    expect(membersOf(value.shell_id).length).toBeGreaterThan(0)
     const record = await host.shells.settled(value.shell_id)
     expect(record).toMatchObject({ status: 'completed', exit_code: 0, signal: null, capped: false })
     expect(await readFile(value.output_file, 'utf8')).toBe('leader\ngrandchild\nlate-err\n')
@@ -250,24 +251,23 @@ describe('background', () => {
     const mark = marker('stubborn')
     const value = await startBg(host, `trap '' TERM; (trap '' TERM; exec -a ${mark} sleep 60) & exec -a ${mark} sleep 60`)
     await until(() => pidsWithMarker(mark, true).length === 2, 'both processes')
-    const outcome = await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 })
+    const outcome = await host.shells.stop(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 }, undefined)
     expect(outcome).toMatchObject({ signal_sent: 'SIGTERM', force_killed: true, survivors: [], exit_code: null })
     expect(pidsWithMarker(mark)).toEqual([])
-    expect(host.shells.get(value.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
+    expect(peek(host, value.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
     // The group was observed empty: it is never signalled again.
-    expect(await host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 })).toMatchObject({ signal_sent: 'none', survivors: [] })
+    expect(await host.shells.stop(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 200 }, undefined)).toMatchObject({ signal_sent: 'none', survivors: [] })
   })
 
   it('a kill request that asks no more than the one under way shares it', async () => {
     host = await bootBashBg()
     const value = await startBg(host, 'sleep 60')
-    const first = host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 1000 })
+    const first = host.shells.stop(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 1000 }, undefined)
     // The first one already ends in SIGKILL: nothing more to ask for.
-    const second = host.shells.terminate(value.shell_id, { signal: 'SIGKILL', force: true, timeoutMs: 1 })
-    const third = host.shells.terminate(value.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 1 })
-    expect(second).toBe(first)
-    expect(third).toBe(first)
-    expect(await first).toMatchObject({ signal_sent: 'SIGTERM', survivors: [] })
+    const second = host.shells.stop(value.shell_id, { signal: 'SIGKILL', force: true, timeoutMs: 1 }, undefined)
+    const third = host.shells.stop(value.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 1 }, undefined)
+    // Each reports the kill that ran: its signal and its wait, not the request's.
+    for (const shared of await Promise.all([first, second, third])) expect(shared).toMatchObject({ signal_sent: 'SIGTERM', timeout_ms: 1000, survivors: [] })
   })
 
   it('a forcing kill made while a non-forcing one is under way waits for it, then escalates', async () => {
@@ -275,30 +275,30 @@ describe('background', () => {
     const mark = marker('escalate')
     const value = await startBg(host, `trap '' INT TERM; exec -a ${mark} sleep 60`)
     await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
-    const gentle = host.shells.terminate(value.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 300 })
-    const forcing = host.shells.terminate(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 })
+    const gentle = host.shells.stop(value.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 300 }, undefined)
+    const forcing = host.shells.stop(value.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 }, undefined)
     expect(forcing).not.toBe(gentle)
     expect(await gentle).toMatchObject({ signal_sent: 'SIGINT', force_killed: false, survivors: pidsWithMarker(mark, true) })
     expect(await forcing).toMatchObject({ signal_sent: 'SIGTERM', force_killed: true, survivors: [] })
     expect(pidsWithMarker(mark)).toEqual([])
-    expect(host.shells.get(value.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
+    expect(peek(host, value.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
   })
 
   it('never signals a finished group, reports survivors without force', async () => {
     host = await bootBashBg()
     const done = await startBg(host, 'true')
     await host.shells.settled(done.shell_id)
-    expect(await host.shells.terminate(done.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 })).toMatchObject({ signal_sent: 'none', survivors: [], exit_code: 0 })
+    expect(await host.shells.stop(done.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 }, undefined)).toMatchObject({ signal_sent: 'none', survivors: [], exit_code: 0 })
     const mark = marker('survivor')
     const stubborn = await startBg(host, `trap '' TERM; exec -a ${mark} sleep 60`)
     await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
     // An ignored SIGTERM survives exec.
-    const outcome = await host.shells.terminate(stubborn.shell_id, { signal: 'SIGTERM', force: false, timeoutMs: 150 })
+    const outcome = await host.shells.stop(stubborn.shell_id, { signal: 'SIGTERM', force: false, timeoutMs: 150 }, undefined)
     expect(outcome.survivors).toEqual(pidsWithMarker(mark))
     expect(outcome.force_killed).toBe(false)
-    expect(host.shells.get(stubborn.shell_id)?.status).toBe('running')
+    expect(peek(host, stubborn.shell_id)?.status).toBe('running')
     // A later request runs anew: with force, nothing survives.
-    expect(await host.shells.terminate(stubborn.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 })).toMatchObject({ force_killed: true, survivors: [] })
+    expect(await host.shells.stop(stubborn.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 100 }, undefined)).toMatchObject({ force_killed: true, survivors: [] })
     expect(pidsWithMarker(mark)).toEqual([])
   })
 
@@ -308,51 +308,35 @@ describe('background', () => {
     const b = await startBg(host, 'sleep 61')
     const result = await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })
     expect(result.error?.message).toMatch(new RegExp(`^too many background shells: this session already runs 2 \\(maxEntries 2\\): ${a.shell_id} \\(sleep 60; running \\d+s, no output\\), ${b.shell_id} \\(sleep 61; running \\d+s, no output\\) — wait for one to finish, then retry$`))
-    host.shells.stopTool = 'kill_shell'
+    const detach = host.shells.attachStopper({ toolName: 'kill_shell', defaultKill: { signal: 'SIGTERM', force: true, timeoutMs: 5000 } })
     expect((await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })).error?.message).toMatch(/— stop one with kill_shell, then retry$/)
     expect(result.error?.info?.code).toBe('TOO_MANY_SHELLS')
-    await host.shells.terminate(a.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 1000 })
+    detach()
+    expect((await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })).error?.message).toMatch(/— wait for one to finish, then retry$/)
+    await host.shells.stop(a.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 1000 }, undefined)
     expect((await execTool(host.ctx, 'bash_bg', { command: 'sleep 62', run_in_background: true })).isError).toBe(false)
   })
 
-  it('prunes finished shells older than the age, with their logs', async () => {
-    host = await bootBashBg()
-    const value = await startBg(host, 'echo x')
-    await host.shells.settled(value.shell_id)
-    expect(host.shells.prune()).toBe(0)
-    expect(host.shells.prune(0)).toBe(1)
-    expect(host.shells.get(value.shell_id)).toBeUndefined()
-    await expect(stat(value.output_file)).rejects.toThrow()
-  })
-
-  // Found by packages/hardening (processes): a removed record's log was never pruned (prune only sees records).
-  it('remove drops a finished shell with its log, and refuses a running one', async () => {
-    host = await bootBashBg()
+  it('drops finished shells past keepFinishedMs with their logs, never a running one', async () => {
+    host = await bootBashBg({ keepFinishedMs: 1 })
     const done = await startBg(host, 'echo x')
-    const running = await startBg(host, 'sleep 60')
     await host.shells.settled(done.shell_id)
-    expect(host.shells.remove(running.shell_id)).toBe(false)
-    expect(host.shells.remove(done.shell_id)).toBe(true)
-    expect(host.shells.get(done.shell_id)).toBeUndefined()
+    await new Promise((resolve) => setTimeout(resolve, 5))
+    // The next start drops what is past its keep time.
+    const running = await startBg(host, 'sleep 60')
+    expect(host.shells.list(undefined).map((shell) => shell.id)).toEqual([running.shell_id])
+    expect(peek(host, done.shell_id)).toBeUndefined()
     await expect(stat(done.output_file)).rejects.toThrow()
     expect(await readdir(host.shells.logDir)).toEqual([`${running.shell_id}.log`])
   })
 
-  it('prune and remove delete only logs inside logDir, never the file of a record registered from outside', async () => {
+  it('keeps a finished shell listed for keepFinishedMs (default an hour)', async () => {
     host = await bootBashBg()
-    const foreign = join(host.cwd, 'precious.log')
-    await writeFile(foreign, 'keep me')
-    const record = (id: string) => ({
-      id, pid: 1, command: 'x', cwd: host?.cwd ?? '', owner: '', started_at: new Date(0).toISOString(), status: 'completed' as const,
-      exit_code: 0, signal: null, leader_exited_at: null, ended_at: new Date(0).toISOString(), output_file: foreign,
-      bytes: 7, capped: false, last_output_at: null, processes: 0,
-    })
-    host.shells.register(record('bg-extrn1'))
-    expect(host.shells.remove('bg-extrn1')).toBe(true)
-    host.shells.register(record('bg-extrn2'))
-    expect(host.shells.prune(0)).toBe(1)
-    expect(host.shells.list()).toEqual([])
-    expect(await readFile(foreign, 'utf8')).toBe('keep me')
+    const value = await startBg(host, 'echo x')
+    await host.shells.settled(value.shell_id)
+    await startBg(host, 'true')
+    expect(peek(host, value.shell_id)).toMatchObject({ status: 'completed' })
+    expect((await stat(value.output_file)).isFile()).toBe(true)
   })
 
   it('runs with the scrubbed host env, the non-interactive defaults and ctx.shellEnv\'s DSH_* facts, in both modes', async () => {
@@ -398,7 +382,7 @@ describe('dispose', () => {
     const stubborn = await startBg(host, `trap '' INT TERM; exec -a ${mark} sleep 60`)
     await until(() => pidsWithMarker(mark, true).length === 3, 'three processes')
     // A kill_shell force:false still waiting must not swallow dispose's escalation to SIGKILL.
-    void shells.terminate(stubborn.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 500 })
+    void shells.stop(stubborn.shell_id, { signal: 'SIGINT', force: false, timeoutMs: 500 }, undefined)
     const logDir = shells.logDir
     const sections = async () => (await base.ctx.systemPrompt.assemble()).sections.map((section) => section.name)
     expect(base.ctx.tools.get('bash_bg')).toBeDefined()

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { bootBashBg, membersOf, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 let host: BgHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })
@@ -37,7 +37,7 @@ describe('wait_for', () => {
       'Read the file for output.',
     ].join('\n'))
     await until(() => pidsWithMarker(mark, true).length === 1, 'the server after the match')
-    expect(host.shells.get(value.shell_id)?.status).toBe('running')
+    expect(peek(host, value.shell_id)?.status).toBe('running')
   })
 
   it('sees lines written before the wait began, one match per line, and an unterminated line only when it ends', async () => {
@@ -59,7 +59,7 @@ describe('wait_for', () => {
       'Last lines:',
       ...value.last_lines ?? [],
     ].join('\n'))
-    expect(host.shells.get(value.shell_id)?.status).toBe('completed')
+    expect(peek(host, value.shell_id)?.status).toBe('completed')
   })
 
   it("returns 'timeout' after timeout ms with the last lines; the shell keeps running", async () => {
@@ -69,7 +69,7 @@ describe('wait_for', () => {
     expect(value).toMatchObject({ wait: 'timeout', wait_ms: 300, last_lines: ['starting', 'partial'] })
     expect(value).not.toHaveProperty('timeout_ignored')
     expect(textOf(result)).toContain('No line matched wait_for in 300 ms; the shell is still running. Last lines:\nstarting\npartial')
-    expect(host.shells.get(value.shell_id)?.status).toBe('running')
+    expect(peek(host, value.shell_id)?.status).toBe('running')
   })
 
   it('keeps waiting while a process the leader left behind runs, and matches its output', async () => {
@@ -98,7 +98,7 @@ describe('wait_for', () => {
     expect(foreground.error?.message).toBe('invalid wait_for: it waits for a line of a background shell — add run_in_background: true, or omit wait_for')
     const long = await bg(host, { command: 'true', wait_for: 'x', timeout: 5000 })
     expect(long.error?.message).toBe('invalid timeout: expected milliseconds from 1 to 1000, got 5000 — omit it to wait the default 500')
-    expect(host.shells.list()).toEqual([])
+    expect(host.shells.list(undefined)).toEqual([])
   })
 })
 

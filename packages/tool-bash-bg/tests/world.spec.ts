@@ -149,6 +149,6 @@ describe('a filesystem that is not local with no ctx.subprocess composed', () =>
     }
     expect(existsSync(join(host.paths.workspace, 'made'))).toBe(false)
     expect(existsSync(join(host.paths.worldDir, 'made'))).toBe(false)
-    expect(shellsOf(host).list()).toEqual([])
+    expect(shellsOf(host).list(agent)).toEqual([])
   })
 })

@@ -14,13 +14,10 @@ export function apply(ctx: Context, config: Config): void {
   checkConfig(config)
   // bash_bg points the model at this tool (by its configured name), and a bare host job_kill
   // waits this plugin's default timeout before SIGKILL, as kill_shell does.
-  ctx.effect(() => {
-    const registry = ctx.backgroundShells
-    const previous = { defaultKill: registry.defaultKill, stopTool: registry.stopTool }
-    registry.defaultKill = { signal: 'SIGTERM', force: true, timeoutMs: config.timeoutMs }
-    registry.stopTool = config.toolName
-    return () => Object.assign(registry, previous)
-  }, 'kill_shell on the shell registry')
+  ctx.effect(() => ctx.backgroundShells.attachStopper({
+    toolName: config.toolName,
+    defaultKill: { signal: 'SIGTERM', force: true, timeoutMs: config.timeoutMs },
+  }), 'kill_shell on the shell registry')
   if (config.guidance !== '') {
     ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   }

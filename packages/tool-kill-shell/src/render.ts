@@ -1,4 +1,4 @@
-import type { ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
+import type { ShellSnapshot } from '@gencode-ai/dsh-tool-bash-bg'
 import { shownId } from './quote.ts'
 import type { KillShellValue } from './value.ts'
 
@@ -44,7 +44,7 @@ export function renderKill(value: KillShellValue): string {
  * before finished, at most `maxEntries`. The id is echoed capped (see quote.ts).
  */
 export function renderNotFound(
-  id: string, known: readonly ShellRecord[], maxEntries: number, liveness: (record: ShellRecord) => string,
+  id: string, known: readonly ShellSnapshot[], maxEntries: number, liveness: (record: ShellSnapshot) => string,
 ): string {
   const ordered = [...known].sort((a, b) =>
     Number(b.status === 'running') - Number(a.status === 'running') || b.started_at.localeCompare(a.started_at))

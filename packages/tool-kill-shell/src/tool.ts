@@ -1,8 +1,7 @@
 import type { Context } from '@deepseek-ai/cordis'
-import type { JobRegistry } from '@deepseek-ai/dsh-jobs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import type { BackgroundShellRegistry, KillSignal, ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
+import type { BackgroundShells, KillSignal } from '@gencode-ai/dsh-tool-bash-bg'
 import type { Config } from './config.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { killShell } from './kill.ts'
@@ -15,11 +14,6 @@ const SIGNALS = ['SIGTERM', 'SIGKILL', 'SIGINT'] as const
 
 function invalid(message: string): HarnessError {
   return new HarnessError(message, 'INVALID_ARGS')
-}
-
-/** A shell is open to the session that started it; one started with no agent is open to all, as unowned jobs are. */
-function visibleTo(record: ShellRecord, session: string): boolean {
-  return record.owner === '' || record.owner === session
 }
 
 export function killShellTool(ctx: Context, config: Config): ToolDefinition {
@@ -46,20 +40,14 @@ export function killShellTool(ctx: Context, config: Config): ToolDefinition {
       if (!(timeoutMs > 0) || timeoutMs > config.maxTimeoutMs) {
         throw invalid(`invalid timeout: expected 1..${config.maxTimeoutMs} ms, got ${JSON.stringify(args.timeout)} — omit it for the default ${config.timeoutMs} ms`)
       }
-      const registry = ctx.get('backgroundShells') as BackgroundShellRegistry
-      const session = exec.agent?.id ?? ''
-      const record = registry.find(id)
-      if (record === undefined) {
-        const known = registry.list().filter((shell) => visibleTo(shell, session))
-        throw new HarnessError(renderNotFound(id, known, config.maxEntries, (shell) => registry.liveness(shell)), 'SHELL_NOT_FOUND')
-      }
-      if (!visibleTo(record, session)) {
-        // The same fence, and nearly the same words, as the host's job_kill.
-        throw new HarnessError(`shell ${record.id} belongs to another session — only the session that started it can stop it`, 'SHELL_FOREIGN')
+      const registry = ctx.get('backgroundShells') as BackgroundShells
+      // Ownership is the registry's: another session's shell is refused there (SHELL_FOREIGN).
+      const shell = registry.find(id, exec.agent)
+      if (shell === undefined) {
+        throw new HarnessError(renderNotFound(id, registry.list(exec.agent), config.maxEntries, (known) => registry.liveness(known)), 'SHELL_NOT_FOUND')
       }
       const signal: KillSignal = args.signal ?? 'SIGTERM'
-      const jobs = ctx.get('jobs') as JobRegistry | undefined
-      return killShell({ registry, jobs }, record, { signal, force: args.force ?? true, timeoutMs }, exec.agent, exec.signal)
+      return killShell(registry, shell, { signal, force: args.force ?? true, timeoutMs }, exec.agent, exec.signal)
     },
     presentCall: (args) => presentCall(args),
     presentResult: (_args, result) => presentResult(result),

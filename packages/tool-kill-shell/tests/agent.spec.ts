@@ -46,7 +46,7 @@ it('starts a server with bash_bg, stops it with kill_shell, and the port is free
   const results = toolResults(await runTurn(host.ctx, agent))
   expect(results.map((result) => [result.callId, result.isError])).toEqual([['t1', false], ['t2', false], ['t3', false]])
   expect(results[1]?.text).toContain('up')
-  const [shell] = host.shells.list()
+  const [shell] = host.shells.list(agent)
   expect(results[2]?.text).toMatch(new RegExp(`^Stopped ${shell?.id}: sent SIGTERM; all processes exited after \\d+ ms\\. No SIGKILL needed\\.$`))
   // The model saw the tool: the request after the bash_bg call offered kill_shell.
   expect(host.adapter.requests[0]?.tools?.map((tool) => tool.name)).toContain('kill_shell')

@@ -5,7 +5,8 @@ import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
 import { bootHost, execTool, textOf, type Host, type HostOptions } from '@gencode-ai/testkit'
 // bash-bg is a sibling workspace package; its source is loaded directly (its dist is a build product).
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
-// The registry's internals (register, get, running, members …) serve the tests only.
+import type { Caller, ShellSnapshot } from '../../tool-bash-bg/src/contract.ts'
+// The class, for its bash-bg-internal reads (running, defaultKill, stopTool) beside the service contract.
 import type { ShellRegistry } from '../../tool-bash-bg/src/registry.ts'
 import * as KillShell from '../src/index.ts'
 
@@ -98,4 +99,9 @@ export async function until(check: () => boolean, what: string, boundMs = 20_000
 /** Replace the measured elapsed time in model text, so the rest can be compared exactly. */
 export function normalized(text: string): string {
   return text.replace(/(exited|alive) after \d+ ms/g, '$1 after N ms')
+}
+
+/** The shell as `caller` (default: no agent) may read it, through the service's own find. */
+export function peek(host: KsHost | undefined, id: string, caller?: Caller): ShellSnapshot | undefined {
+  return host?.shells.find(id, caller)
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { alive, bootKs, marker, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
+import { peek, alive, bootKs, marker, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
 
 let host: KsHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })
@@ -74,7 +74,7 @@ describe('abort', () => {
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id }, { signal: controller.signal })
     expect(errorOf(result).code).toBe('ABORTED_BEFORE_DISPATCH')
     expect(alive(bg.pid)).toBe(true)
-    expect(host.shells.get(bg.shell_id)?.status).toBe('running')
+    expect(peek(host, bg.shell_id)?.status).toBe('running')
   })
 
   it('during the wait: the call ends as aborted, and the kill it started still finishes', async () => {
@@ -85,16 +85,16 @@ describe('abort', () => {
     const controller = new AbortController()
     const call = execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, timeout: 1500 }, { signal: controller.signal })
     // Abort once the kill is under way (the registry holds its termination), not before dispatch.
-    type Entries = Map<string, { shell?: { termination?: unknown } }>
-    const entries = (host.shells as unknown as { entries: Entries }).entries
-    await until(() => entries.get(bg.shell_id)?.shell?.termination !== undefined, 'the kill under way')
+    type Shells = Map<string, { termination?: unknown }>
+    const shells = (host.shells as unknown as { shells: Shells }).shells
+    await until(() => shells.get(bg.shell_id)?.termination !== undefined, 'the kill under way')
     controller.abort()
     const result = await call
     const { code, text } = errorOf(result)
     expect(code).toBe('ABORTED')
     expect(text).toContain('the kill itself goes on')
     // Aborting stopped the waiting, not the kill: the group still gets its SIGKILL.
-    expect(host.shells.get(bg.shell_id)?.status).toBe('running')
+    expect(peek(host, bg.shell_id)?.status).toBe('running')
     const record = await host.shells.settled(bg.shell_id)
     expect(record).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
     expect(pidsWithArgv0(mark)).toEqual([])

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { JobId, type JobRegistry, type JobSnapshot } from '@deepseek-ai/dsh-jobs'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { alive, bootKs, groupPids, marker, normalized, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
+import { peek, alive, bootKs, groupPids, marker, normalized, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
 
 let host: KsHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })
@@ -50,7 +50,6 @@ describe('host jobs (real dsh-tool-jobs)', () => {
     expect(result.value).toMatchObject({ success: false, outcome: 'survivors', force_killed: false, survivors: pids })
     // The job's cancel carried the stored request out and consumed it (a later job_kill is a bare one).
     expect(result.value).toMatchObject({ signal_sent: 'SIGTERM', timeout_ms: 200 })
-    expect(host.shells.get(bg.shell_id)?.kill_request).toBeUndefined()
     expect(host.ctx.jobs.get(JobId(bg.job_id as string), agent).status).toBe('stopping')
     // Finish it here: teardown is the dispose test's subject, not this one's.
     for (const pid of pids) process.kill(pid, 'SIGKILL')
@@ -83,15 +82,20 @@ describe('host jobs (real dsh-tool-jobs)', () => {
   it('a kill request the host never passed on is not left on the record (jobs.kill throws)', async () => {
     host = await bootKs({ jobs: true })
     const agent = host.agent()
-    const bg = await startBg(host, 'sleep 60', agent)
+    const mark = marker('refused')
+    const bg = await startBg(host, `trap '' INT; exec -a ${mark} sleep 60`, agent)
+    await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
     // The one injected fault: the host's job registry refuses the kill.
     const jobs = host.ctx.get('jobs') as JobRegistry
     vi.spyOn(jobs, 'kill').mockImplementationOnce(() => { throw new Error('job registry refused the kill') })
-    const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, force: false, timeout: 200 }, { agent })
+    const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, signal: 'SIGINT', force: false, timeout: 200 }, { agent })
     expect(result.isError).toBe(true)
     expect(textOf(result)).toContain('job registry refused the kill')
-    expect(host.shells.get(bg.shell_id)?.kill_request).toBeUndefined()
     expect(alive(bg.pid)).toBe(true)
+    // The user's job_kill is a bare one (SIGTERM), not the refused SIGINT request the sleeper would ignore.
+    expect(jobs.kill(JobId(bg.job_id as string), agent)).toBe('requested')
+    expect(await jobs.wait(JobId(bg.job_id as string), 10_000, agent)).toMatchObject({ status: 'killed', detail: 'signal: SIGTERM' })
+    expect(pidsWithArgv0(mark)).toEqual([])
   })
 
   it('joining the host job_kill under way, kill_shell reports the wait that applied (the bare cancel\'s), not its own', async () => {
@@ -123,7 +127,6 @@ describe('host jobs (real dsh-tool-jobs)', () => {
     const hostJobKill = await execTool(host.ctx, 'job_kill', { job_id: bg.job_id }, { agent: stranger })
     expect(textOf(hostJobKill)).toContain('belongs to another session')
     expect(alive(bg.pid)).toBe(true)
-    expect(host.shells.get(bg.shell_id)?.kill_request).toBeUndefined()
     // The stranger's not-found list does not show the owner's shells.
     const unknown = await execTool(host.ctx, 'kill_shell', { shell_id: 'bg-nope00' }, { agent: stranger })
     expect(textOf(unknown)).toBe('Error: Shell not found: bg-nope00\nKnown shells: none.\nUse /tasks to see available background shells.')

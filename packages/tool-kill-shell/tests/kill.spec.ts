@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { alive, bootKs, statOf, groupPids, marker, normalized, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
+import { peek, alive, bootKs, statOf, groupPids, marker, normalized, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
 
 let host: KsHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })
@@ -24,7 +24,7 @@ describe('kill_shell on real process groups', () => {
     expect(normalized(textOf(result))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM; all processes exited after N ms. No SIGKILL needed.`)
     expect(groupPids(bg.pid)).toEqual([])
     expect(pidsWithArgv0(mark)).toEqual([])
-    expect(host.shells.get(bg.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGTERM' })
+    expect(peek(host, bg.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGTERM' })
     // The card is drawn from the meta the runtime persists with the result (what a replay has).
     expect(result.meta).toEqual(result.value)
     const card = host.ctx.tools.get('kill_shell')?.presentResult?.({ shell_id: bg.shell_id }, { content: result.content, isError: false, ...result.meta === undefined ? {} : { meta: result.meta } })
@@ -65,13 +65,13 @@ describe('kill_shell on real process groups', () => {
     const mark = marker('cfgtimeout')
     const bg = await startBg(host, `${IGNORE_TERM}; exec -a ${mark} sleep 60`)
     await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
-    const terminate = vi.spyOn(host.shells, 'terminate')
+    const stop = vi.spyOn(host.shells, 'stop')
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id })
-    expect(terminate.mock.calls).toEqual([[bg.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 300 }]])
+    expect(stop.mock.calls).toEqual([[bg.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 300 }, undefined]])
     expect(result.value).toMatchObject({ success: true, outcome: 'force-killed', force_killed: true, timeout_ms: 300 })
     expect(normalized(textOf(result))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM, still running after 300 ms, then SIGKILL; all processes exited after N ms.`)
     expect((result.value as { elapsed_ms: number }).elapsed_ms).toBeGreaterThanOrEqual(300)
-    expect(host.shells.get(bg.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
+    expect(peek(host, bg.shell_id)).toMatchObject({ status: 'killed', signal: 'SIGKILL' })
     expect(pidsWithArgv0(mark)).toEqual([])
   })
 
@@ -79,8 +79,8 @@ describe('kill_shell on real process groups', () => {
     host = await bootKs()
     const mark = marker('leaderless')
     const bg = await startBg(host, `(exec -a ${mark} sleep 60) & exit 0`)
-    await until(() => host?.shells.get(bg.shell_id)?.leader_exited_at !== null && pidsWithArgv0(mark).length === 1, 'the leader to exit while its child lives on')
-    expect(host.shells.get(bg.shell_id)).toMatchObject({ status: 'running', exit_code: 0 })
+    await until(() => peek(host, bg.shell_id)?.leader_exited_at !== null && pidsWithArgv0(mark).length === 1, 'the leader to exit while its child lives on')
+    expect(peek(host, bg.shell_id)).toMatchObject({ status: 'running', exit_code: 0 })
     const child = pidsWithArgv0(mark)[0] as number
     expect(groupPids(bg.pid)).toEqual([child])
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id })
@@ -88,7 +88,7 @@ describe('kill_shell on real process groups', () => {
     expect(normalized(textOf(result))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM; all processes exited after N ms (exit code 0). No SIGKILL needed.`)
     expect(alive(child)).toBe(false)
     expect(groupPids(bg.pid)).toEqual([])
-    expect(host.shells.get(bg.shell_id)?.status).toBe('killed')
+    expect(peek(host, bg.shell_id)?.status).toBe('killed')
   })
 
   it('with force false reports the survivors, fails, and leaves them running', async () => {
@@ -101,7 +101,7 @@ describe('kill_shell on real process groups', () => {
     expect(pids).toHaveLength(1)
     expect(result.value).toMatchObject({ success: false, outcome: 'survivors', signal_sent: 'SIGTERM', force_killed: false, survivors: pids })
     expect(normalized(textOf(result))).toBe(`Not stopped ${bg.shell_id}: sent SIGTERM (force=false, no SIGKILL sent); 1 process still alive after N ms: ${pids[0]}. Retry with signal SIGKILL.`)
-    expect(host.shells.get(bg.shell_id)?.status).toBe('running')
+    expect(peek(host, bg.shell_id)?.status).toBe('running')
     // Following the text's advice finishes the job.
     const again = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, signal: 'SIGKILL', force: false })
     expect(again.value).toMatchObject({ success: true, outcome: 'terminated', signal_sent: 'SIGKILL', force_killed: false, survivors: [] })
@@ -147,10 +147,10 @@ describe('kill_shell on real process groups', () => {
     const bg = await startBg(host, `${IGNORE_TERM}; exec -a ${mark} sleep 60`)
     await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
     // The one injected fault: the shell's cached view of its processes says none are left.
-    type Entries = Map<string, { shell: { group: { members: () => number[], scan: () => unknown } } }>
-    const shell = (host.shells as unknown as { entries: Entries }).entries.get(bg.shell_id)?.shell
+    type Shells = Map<string, { processes: { members: () => number[] } }>
+    const shell = (host.shells as unknown as { shells: Shells }).shells.get(bg.shell_id)
     if (shell === undefined) throw new Error('no tracked shell')
-    shell.group.members = () => []
+    shell.processes.members = () => []
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, force: false, timeout: 200 })
     expect(result.value).toMatchObject({ success: false, outcome: 'survivors', survivors: pidsWithArgv0(mark) })
     expect(normalized(textOf(result))).toBe(`Not stopped ${bg.shell_id}: sent SIGTERM (force=false, no SIGKILL sent); 1 process still alive after N ms: ${bg.pid}. Retry with signal SIGKILL.`)

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
+import type { ShellRegistry } from '../../tool-bash-bg/src/registry.ts'
 import { bootComposition, bootHost, bundlePatch, execTool, textOf, type Composition, type Host, promptCost } from '@gencode-ai/testkit'
 import { checkConfig, DEFAULT_GUIDANCE } from '../src/config.ts'
 import * as KillShell from '../src/index.ts'
@@ -110,17 +111,18 @@ describe('composition', () => {
   it('names itself to bash_bg and sets the wait of a bare host job_kill; disposing it restores bash-bg\'s own', async () => {
     host = await bootHost()
     await host.ctx.plugin(BashBg, {})
-    const shells = host.ctx.get('backgroundShells')!
-    expect(shells.defaultKill).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 5000 })
-    expect(shells.stopTool).toBeUndefined()
+    // bash-bg's own reads of what is attached (not part of the service contract).
+    const shells = host.ctx.get('backgroundShells') as unknown as ShellRegistry
+    expect(shells.defaultKill()).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 5000 })
+    expect(shells.stopTool()).toBeUndefined()
     const fiber = await host.ctx.plugin(KillShell, { timeoutMs: 1200, toolName: 'stop_shell' })
-    expect(shells.defaultKill).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 1200 })
+    expect(shells.defaultKill()).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 1200 })
     // bash_bg points the model at this tool under its configured name.
     const started = await execTool(host.ctx, 'bash_bg', { command: 'sleep 30', run_in_background: true })
     expect(textOf(started)).toContain('Read the file for output; stop the shell with stop_shell.')
     await fiber.dispose()
-    expect(shells.defaultKill).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 5000 })
-    expect(shells.stopTool).toBeUndefined()
+    expect(shells.defaultKill()).toEqual({ signal: 'SIGTERM', force: true, timeoutMs: 5000 })
+    expect(shells.stopTool()).toBeUndefined()
   })
 
   it('dispose removes the tool and the section; the shells stay with their registry', async () => {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { accessSync, constants, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ProcessGroup } from '../src/group.ts'
+import { ProcessGroup } from '../src/process-group.ts'
 
 const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid'
 const spawned: ChildProcess[] = []
@@ -65,7 +65,7 @@ describe('ProcessGroup and pid reuse', () => {
     expect(innocent.pid).toBe(group.pgid)
     expect(inGroup(group.pgid)).toEqual([group.pgid])
     expect(group.members()).toEqual([])
-    expect(group.empty).toBe(true)
+    expect(group.phase.name).toBe('empty')
     expect(group.signal('SIGKILL')).toBe(false)
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(innocent.exitCode).toBeNull()
@@ -78,7 +78,7 @@ describe('ProcessGroup and pid reuse', () => {
     const group = new ProcessGroup(leader)
     await group.exited
     await until(() => group.members().length === 0, 'the group to empty')
-    expect(group.empty).toBe(true)
+    expect(group.phase.name).toBe('empty')
     expect(group.signal('SIGTERM')).toBe(false)
   })
 })

@@ -1,0 +1,80 @@
+// The `backgroundShells` service contract: what tool-kill-shell and tool-read may call. Consumers import these
+// types only and `inject` the service; nothing here names the implementation.
+import type { KillOutcome, KillRequest, KillSignal } from './shell-processes.ts'
+
+export type { KillOutcome, KillRequest, KillSignal }
+
+export type ShellStatus = 'running' | 'completed' | 'killed' | 'error'
+
+/** One shell as it was when read: a fresh copy each time, never the registry's own record. */
+export interface ShellSnapshot {
+  readonly id: string
+  readonly job_id?: string
+  /** The leader's pid (locally the process-group id). */
+  readonly pid: number
+  readonly command: string
+  readonly cwd: string
+  /** The starting agent's session id ('' without one). */
+  readonly owner: string
+  readonly started_at: string
+  readonly status: ShellStatus
+  readonly exit_code: number | null
+  readonly signal: string | null
+  readonly leader_exited_at: string | null
+  /** When the whole shell was observed empty and the log flushed. */
+  readonly ended_at: string | null
+  readonly output_file: string
+  readonly bytes: number
+  readonly capped: boolean
+  readonly last_output_at: string | null
+  readonly processes: number
+  /** Set when the shell runs through ctx.subprocess (another execution world): what that world cannot promise. */
+  readonly world_limits?: string
+}
+
+/** The calling agent (a tool call's `exec.agent`); its id is its session id. Absent: a call with no agent. */
+export interface Caller {
+  readonly id: string
+}
+
+/** How a stop ended, with the measured kill and the shell as it was afterwards. */
+export interface StopOutcome extends KillOutcome {
+  outcome: 'terminated' | 'force-killed' | 'survivors' | 'already-exited'
+  shell: ShellSnapshot
+}
+
+/** A tool that stops shells: named in bash_bg's values and /tasks; its `defaultKill` is what a bare host job_kill does. */
+export interface StopperOptions {
+  toolName: string
+  defaultKill: KillRequest
+}
+
+export interface BackgroundShells {
+  /** The private directory of the shells' logs (tool-read reads there without asking). */
+  readonly logDir: string
+  /**
+   * The shell with this id or host job id; undefined when unknown. Throws SHELL_FOREIGN for a shell of
+   * another session (one started with no agent is open to every caller).
+   */
+  find(idOrJobId: string, caller: Caller | undefined): ShellSnapshot | undefined
+  /** The shells `caller` may see, in start order. */
+  list(caller: Caller | undefined): ShellSnapshot[]
+  /** How a shell is doing, in a few words ('running 5m12s, 12.3 KiB, last 3s ago'). */
+  liveness(shell: ShellSnapshot): string
+  /**
+   * Stop one shell: through the host jobs when it is a host job (so the host records the kill), else
+   * directly; a kill already under way is shared. Resolves once the kill is measured (and, when nothing
+   * survived, the shell settled). Rejects SHELL_NOT_FOUND, SHELL_FOREIGN, SHELL_PROTECTED_PID.
+   */
+  stop(id: string, request: KillRequest, caller: Caller | undefined): Promise<StopOutcome>
+  /** Resolves once every process of the shell is gone and its log flushed. */
+  settled(id: string): Promise<ShellSnapshot>
+  /** Attach a stopping tool; the disposer detaches it (the previous one, if any, applies again). */
+  attachStopper(options: StopperOptions): () => void
+}
+
+declare module '@deepseek-ai/cordis' {
+  interface Context {
+    backgroundShells: BackgroundShells
+  }
+}

@@ -1,0 +1,75 @@
+// The process syscalls the local world's census and kills stand on, behind one small interface so the pid-reuse
+// and mark logic above them can be driven by a scripted process table in unit tests.
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
+
+export interface ProcessSyscalls {
+  /** Every pid /proc lists; undefined where there is no /proc (not Linux). */
+  pids(): number[] | undefined
+  /** /proc/<pid>/stat as text; undefined when gone. */
+  stat(pid: number): string | undefined
+  /** /proc/<pid>/environ as text (`NAME=value\0…`); undefined when gone or another user's. */
+  environ(pid: number): string | undefined
+  /** Whether any process (a zombie included) is in the group. */
+  groupExists(pgid: number): boolean
+  /** Signal a group (negative) or one process; false when nothing received it. */
+  signal(pid: number, signal: NodeJS.Signals): boolean
+}
+
+/** One buffer for every /proc read: a scan reads every process, so no stat and no allocation. */
+const BUFFER = Buffer.alloc(16 * 1024)
+
+/** A /proc file as latin1 text; undefined when it cannot be read (gone, or another user's). */
+function readProc(path: string): string | undefined {
+  let fd: number
+  try {
+    fd = openSync(path, 'r')
+  } catch {
+    return undefined
+  }
+  try {
+    let text = ''
+    for (let n; (n = readSync(fd, BUFFER, 0, BUFFER.length, null)) > 0;) text += BUFFER.toString('latin1', 0, n)
+    return text
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** This machine's kernel. */
+export const hostSyscalls: ProcessSyscalls = {
+  pids() {
+    let entries: string[]
+    try {
+      entries = readdirSync('/proc')
+    } catch {
+      return undefined
+    }
+    const pids: number[] = []
+    for (const entry of entries) {
+      const code = entry.charCodeAt(0)
+      if (code >= 48 && code <= 57) pids.push(Number(entry))
+    }
+    return pids
+  },
+  stat: (pid) => readProc(`/proc/${pid}/stat`),
+  environ: (pid) => readProc(`/proc/${pid}/environ`),
+  groupExists(pgid) {
+    try {
+      process.kill(-pgid, 0)
+      return true
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'EPERM'
+    }
+  },
+  signal(pid, signal) {
+    try {
+      process.kill(pid, signal)
+      return true
+    } catch {
+      // It vanished meanwhile: not an error.
+      return false
+    }
+  },
+}
