@@ -87,9 +87,11 @@ describe.skipIf(unavailable !== undefined)('bash_bg in another execution world (
     const tasks = await host.ctx.commands.execute(agent, '/tasks', [], AbortSignal.timeout(10_000))
     expect(tasks?.result.kind === 'success' ? tasks.result.text : '').toContain(value.shell_id)
 
-    const kill = await execTool(host.ctx, 'kill_shell', { shell_id: value.shell_id }, { agent })
+    const kill = await execTool(host.ctx, 'kill_shell', { shell_id: value.shell_id, signal: 'SIGINT' }, { agent })
     expect(kill.isError).toBe(false)
+    // Asked for SIGINT; the seam has one stop, and the value and the text say so.
     expect(kill.value).toMatchObject({ success: true, signal_sent: 'SIGTERM', survivors: [] })
+    expect(textOf(kill)).toContain('whatever signal is asked')
     const record = await shellsOf(host).settled(value.shell_id)
     expect(record.status).toBe('killed')
     expect(pidsWithMarker(mark)).toEqual([])
