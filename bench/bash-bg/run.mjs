@@ -56,7 +56,7 @@ async function bgLaunch() {
   const t = process.hrtime.bigint()
   const result = await call({ command: 'sleep 5', run_in_background: true })
   const elapsed = ms(process.hrtime.bigint() - t)
-  await shells.terminate(result.value.shell_id, { signal: 'SIGKILL', force: true, timeoutMs: 1000 })
+  await shells.stop(result.value.shell_id, { signal: 'SIGKILL', force: true, timeoutMs: 1000 }, undefined)
   return elapsed
 }
 

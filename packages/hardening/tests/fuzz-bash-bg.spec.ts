@@ -64,7 +64,7 @@ it('bash_bg: generated arguments never throw past the pipeline, hang, leave a pr
       result = await withinMs(20_000, label, execTool(host.ctx, 'bash_bg', args))
     } finally {
       // Kill every shell this case started, then check the world: nothing of ours is left.
-      await Promise.all(shells.running().map((shell) => shells.terminate(shell.id, { signal: 'SIGKILL', force: true, timeoutMs: 1000 })))
+      await Promise.all(shells.running().map((shell) => shells.stop(shell.id, { signal: 'SIGKILL', force: true, timeoutMs: 1000 }, undefined)))
       await until(() => markedPids(mark).length === 0, `no process left after ${label}`)
     }
     tally.calls++

@@ -38,9 +38,9 @@ const ids = new Map<Slot, { shell_id: string, job_id?: string }>()
 async function fill(): Promise<void> {
   for (const [slot, { command, owner }] of Object.entries(POOL) as [Slot, typeof POOL[Slot]][]) {
     const known = ids.get(slot)
-    const record = known === undefined ? undefined : shells.get(known.shell_id)
-    if (record !== undefined && (slot === 'done' || record.status === 'running')) continue
     const agent = owner === 'me' ? me : owner === 'other' ? other : undefined
+    const record = known === undefined ? undefined : shells.find(known.shell_id, agent)
+    if (record !== undefined && (slot === 'done' || record.status === 'running')) continue
     const result = await execTool(host.ctx, 'bash_bg', { command, run_in_background: true }, agent ? { agent } : {})
     if (result.isError) throw new Error(textOf(result))
     const value = result.value as { shell_id: string, job_id?: string }
@@ -98,7 +98,7 @@ it('kill_shell: generated arguments never throw past the pipeline, hang, kill th
   await fc.assert(fc.asyncProperty(killArgs, fc.boolean(), async (generated, asMe) => {
     await fill()
     const args = resolve(generated)
-    const foreignPid = shells.get(ids.get('foreign')?.shell_id ?? '')?.pid
+    const foreignPid = shells.find(ids.get('foreign')?.shell_id ?? '', other)?.pid
     const result = await withinMs(20_000, `kill_shell ${JSON.stringify(args)?.slice(0, 200)}`, execTool(host.ctx, 'kill_shell', args, asMe ? { agent: me } : {}))
     tally.calls++
     const text = textOf(result)
@@ -107,7 +107,7 @@ it('kill_shell: generated arguments never throw past the pipeline, hang, kill th
     if (!result.isError) {
       const value = result.value as { success: boolean, outcome: string, shell_id: string, survivors: number[] }
       expect(text.length).toBeGreaterThan(0)
-      const pid = shells.get(value.shell_id)?.pid
+      const pid = shells.find(value.shell_id, asMe ? me : undefined)?.pid
       if (value.outcome === 'already-exited') tally.alreadyExited++
       else if (value.success) {
         tally.killed++
@@ -136,7 +136,8 @@ it('kill_shell: generated arguments never throw past the pipeline, hang, kill th
   console.log(`kill_shell fuzz: ${tally.calls} calls, ${tally.killed} verified kills, ${tally.alreadyExited} already exited, ${tally.survivors} with survivors reported, ${tally.errors} clear errors`)
   expect(tally.calls).toBe(runs(10_000, 1_000))
   expect(tally.killed).toBeGreaterThan(0)
-  await Promise.all(shells.running().map((shell) => shells.terminate(shell.id, { signal: 'SIGKILL', force: true, timeoutMs: 1000 })))
+  const ownerOf = (session: string) => [me, other].find((agent) => agent.id === session)
+  await Promise.all(shells.running().map((shell) => shells.stop(shell.id, { signal: 'SIGKILL', force: true, timeoutMs: 1000 }, ownerOf(shell.owner))))
   await until(() => markedPids(mark).length === 0, 'every pool shell to die')
 }, LONG_TEST_MS)
 

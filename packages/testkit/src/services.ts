@@ -20,6 +20,8 @@ export interface ServicesOptions {
    * base bundle does) instead of the plain local one; the policy's workspace root is `cwd`.
    */
   sandbox?: SandboxMode
+  /** Mount dsh-jobs-local as ctx.jobs (default true); false leaves the slot to a test's own registry. */
+  jobRegistry?: boolean
 }
 
 /**
@@ -43,6 +45,6 @@ export async function bootServices(options: ServicesOptions): Promise<Context> {
     await ctx.plugin(SandboxPolicy, { mode: options.sandbox, workspaceRoot: cwd })
     await ctx.plugin(SandboxedFileSystem, { cwd })
   }
-  await ctx.plugin(LocalJobRegistry)
+  if (options.jobRegistry !== false) await ctx.plugin(LocalJobRegistry)
   return ctx
 }

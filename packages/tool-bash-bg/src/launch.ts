@@ -46,7 +46,8 @@ export async function planLaunch(ctx: Context, command: string, exec: ToolExecut
   const argv: [string, ...string[]] = ['bash', '-c', command]
   if (sandbox === undefined || policy === undefined || policy.mode === 'danger-full-access') return { argv, cwd, env }
   // Throws the host's SandboxUnavailableError (SANDBOX_UNAVAILABLE) when no backend is usable.
-  const [program, ...args] = sandbox.confine(argv, { ...policy, mode: policy.mode }).argv
+  // From host 0.1.6 confine returns a Promise of the plan; rc.8 returns the plan itself.
+  const [program, ...args] = (await Promise.resolve(sandbox.confine(argv, { ...policy, mode: policy.mode }))).argv
   if (program === undefined) throw new HarnessError('bash_bg: the sandbox returned an empty argv', 'SANDBOX_UNAVAILABLE')
   return { argv: [program, ...args], cwd, env }
 }

@@ -18,6 +18,7 @@ export interface KsOptions extends HostOptions {
   /** Mount the real dsh-tool-jobs (the job controller), so agent-owned shells are host jobs. */
   jobs?: boolean
   killShell?: Partial<KillShell.Config>
+  bashBg?: Partial<BashBg.Config>
   /** Mount more host services (a sandbox, say) before the plugins. */
   before?: (host: Host) => Promise<void>
 }
@@ -26,7 +27,7 @@ export async function bootKs(options: KsOptions = {}): Promise<KsHost> {
   const host = await bootHost(options)
   await options.before?.(host)
   if (options.jobs === true) await host.ctx.plugin(ToolJobs, {})
-  await host.ctx.plugin(BashBg, {})
+  await host.ctx.plugin(BashBg, options.bashBg ?? {})
   await host.ctx.plugin(KillShell, options.killShell ?? {})
   return Object.assign(host, { shells: host.ctx.get('backgroundShells') as ShellRegistry })
 }

@@ -1,0 +1,186 @@
+// The process group's pid-reuse, mark and guard logic on a scripted process table (ProcessSyscalls), beside the
+// real-process tests in process-group.spec.ts, which stay the judge.
+import { EventEmitter } from 'node:events'
+import { describe, expect, it } from 'vitest'
+import { ProcessGroup } from '../src/process-group.ts'
+import type { ProcessSyscalls } from '../src/syscalls.ts'
+
+type Proc = { pgrp: number, session: number, start: number, state?: string, env?: string[] }
+
+/** A process table and a kernel that delivers signals to it; every signal sent is recorded. */
+class Table implements ProcessSyscalls {
+  readonly procs = new Map<number, Proc>()
+  readonly sent: [number, string][] = []
+  /** Signals that end a process; anything else is ignored (a process trapping it). */
+  fatal = new Set(['SIGTERM', 'SIGKILL'])
+  onDeath: (pid: number) => void = () => {}
+
+  add(pid: number, proc: Proc): this {
+    this.procs.set(pid, proc)
+    return this
+  }
+
+  pids(): number[] {
+    return [...this.procs.keys()]
+  }
+
+  stat(pid: number): string | undefined {
+    const proc = this.procs.get(pid)
+    if (proc === undefined) return undefined
+    // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime prio nice threads itreal starttime
+    const fields = [proc.state ?? 'S', 1, proc.pgrp, proc.session, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 1, 0, proc.start]
+    return `${pid} (odd) name) ${fields.join(' ')} 0 0\n`
+  }
+
+  environ(pid: number): string | undefined {
+    const proc = this.procs.get(pid)
+    return proc === undefined ? undefined : `${(proc.env ?? []).join('\0')}\0`
+  }
+
+  groupExists(pgid: number): boolean {
+    return [...this.procs.values()].some((proc) => proc.pgrp === pgid)
+  }
+
+  signal(pid: number, signal: NodeJS.Signals): boolean {
+    this.sent.push([pid, signal])
+    const targets = pid < 0 ? [...this.procs].filter(([, proc]) => proc.pgrp === -pid).map(([each]) => each) : this.procs.has(pid) ? [pid] : []
+    if (this.fatal.has(signal)) for (const each of targets) { this.procs.delete(each); this.onDeath(each) }
+    return targets.length > 0
+  }
+}
+
+class FakeLeader extends EventEmitter {
+  constructor(readonly pid: number) {
+    super()
+  }
+
+  exit(code: number | null, signal: NodeJS.Signals | null = null): void {
+    this.emit('exit', code, signal)
+  }
+}
+
+const MARK = 'DSH_BG_SHELL=bg-test01'
+const HOST = 'DSH_BG_HOST=host-test'
+const MARKS = [MARK, HOST]
+
+/** Leader 500 (started at tick 1000) with a child 501 in its group. */
+function shell(marks: readonly string[] = MARKS): { table: Table, leader: FakeLeader, group: ProcessGroup } {
+  const table = new Table()
+    .add(500, { pgrp: 500, session: 400, start: 1000, env: [...marks] })
+    .add(501, { pgrp: 500, session: 400, start: 1001, env: [...marks] })
+  const leader = new FakeLeader(500)
+  // The kernel reports the leader's death to its parent (Node's 'exit' event), asynchronously.
+  table.onDeath = (pid) => { if (pid === 500) setImmediate(() => leader.exit(null, 'SIGTERM')) }
+  return { table, leader, group: new ProcessGroup(leader, marks, table) }
+}
+
+describe('ProcessGroup on a scripted process table', () => {
+  it('records the leader start time and starts in phase leader-alive with both processes members', () => {
+    const { group } = shell()
+    expect(group.leaderStart).toBe(1000)
+    expect(group.phase).toEqual({ name: 'leader-alive' })
+    expect(group.members()).toEqual([500, 501])
+  })
+
+  it('a new group leader that took the reaped leader\'s pid is never a member and never signalled', async () => {
+    const { table, leader, group } = shell([])
+    table.procs.clear()
+    leader.exit(0)
+    await group.exited
+    expect(group.phase.name).toBe('leader-exited')
+    // The kernel handed pid 500 to an unrelated process leading its own group 500.
+    table.add(500, { pgrp: 500, session: 500, start: 5000 })
+    expect(group.members()).toEqual([])
+    expect(group.phase.name).toBe('empty')
+    expect(group.signal('SIGKILL')).toBe(false)
+    expect(table.sent).toEqual([])
+  })
+
+  it('a newer process holding the leader\'s pid (in another group) makes the census ignore the group id', async () => {
+    const { table, leader, group } = shell()
+    table.procs.delete(500)
+    leader.exit(0)
+    await group.exited
+    table.add(500, { pgrp: 777, session: 777, start: 6000 })
+    // 501 is still in group 500, but the group id now names a process that is not ours: only marks count.
+    table.procs.set(501, { pgrp: 500, session: 400, start: 1001, env: [] })
+    expect(group.census()).toEqual([])
+    expect(group.phase.name).toBe('empty')
+  })
+
+  it('finds a marked process that left the group (setsid), only when younger than the leader', () => {
+    const { table, group } = shell()
+    table.add(600, { pgrp: 600, session: 600, start: 1200, env: ['PATH=/bin', MARK, HOST] })
+    // Carries the marks but started before the leader: a pid's earlier owner, never ours.
+    table.add(300, { pgrp: 300, session: 300, start: 900, env: [MARK, HOST] })
+    // Carries one mark of two (another host's shell of the same id): not ours either.
+    table.add(601, { pgrp: 601, session: 601, start: 1300, env: [MARK, 'DSH_BG_HOST=other'] })
+    expect(group.census()).toEqual([500, 501, 600])
+  })
+
+  it('never counts or signals the host or its ancestors, even carrying the marks', () => {
+    const { table, group } = shell()
+    table.add(process.ppid, { pgrp: process.ppid, session: process.ppid, start: 2000, env: [MARK, HOST] })
+    expect(group.census()).toEqual([500, 501])
+  })
+
+  it('zombies are not members: a group of zombies is empty once its leader exited', async () => {
+    const { table, leader, group } = shell()
+    table.procs.delete(500)
+    table.procs.set(501, { pgrp: 500, session: 400, start: 1001, state: 'Z', env: MARKS })
+    leader.exit(0)
+    await group.exited
+    expect(group.census()).toEqual([])
+    expect(group.phase.name).toBe('empty')
+  })
+
+  it('terminate signals the group, then the marked escapee at the next scan, and reports nothing left', async () => {
+    const { table, group } = shell()
+    table.add(600, { pgrp: 600, session: 600, start: 1200, env: MARKS })
+    const outcome = await group.terminate({ signal: 'SIGTERM', force: true, timeoutMs: 1000 })
+    expect(outcome).toMatchObject({ signal_sent: 'SIGTERM', force_killed: false, survivors: [], exit_code: null, timeout_ms: 1000 })
+    expect(table.sent).toEqual([[-500, 'SIGTERM'], [600, 'SIGTERM']])
+    expect(group.phase.name).toBe('empty')
+    expect(group.live).toBe(0)
+  })
+
+  it('escalates to SIGKILL for a group that ignores the first signal, once per marked process', async () => {
+    const { table, group } = shell()
+    table.add(600, { pgrp: 600, session: 600, start: 1200, env: MARKS })
+    table.fatal = new Set(['SIGKILL'])
+    const outcome = await group.terminate({ signal: 'SIGINT', force: true, timeoutMs: 30 })
+    expect(outcome).toMatchObject({ signal_sent: 'SIGINT', force_killed: true, survivors: [] })
+    expect(table.sent.filter(([pid]) => pid === 600)).toEqual([[600, 'SIGINT'], [600, 'SIGKILL']])
+    expect(table.sent.filter(([pid]) => pid === -500)).toEqual([[-500, 'SIGINT'], [-500, 'SIGKILL']])
+  })
+
+  it('force false reports the survivors from a fresh census', async () => {
+    const { table, group } = shell()
+    table.fatal = new Set()
+    const outcome = await group.terminate({ signal: 'SIGTERM', force: false, timeoutMs: 20 })
+    expect(outcome).toMatchObject({ signal_sent: 'SIGTERM', force_killed: false, survivors: [500, 501] })
+    expect(table.sent).toEqual([[-500, 'SIGTERM']])
+  })
+
+  it.each([
+    ['the host process', process.pid],
+    ['the host\'s parent', process.ppid],
+    ['pid 1', 1],
+  ])('refuses to signal %s: SHELL_PROTECTED_PID before any signal', async (_label, pid) => {
+    const table = new Table().add(pid, { pgrp: pid, session: pid, start: 1000 })
+    const group = new ProcessGroup(new FakeLeader(pid), MARKS, table)
+    await expect(group.terminate({ signal: 'SIGKILL', force: true, timeoutMs: 10 })).rejects.toMatchObject({
+      code: 'SHELL_PROTECTED_PID',
+      message: `refusing to signal pid ${pid}: it is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
+    })
+    expect(group.signalNow('SIGKILL')).toBe(false)
+    expect(table.sent).toEqual([])
+  })
+
+  it('without /proc (not Linux) the group id is the only probe', () => {
+    const table = new Table().add(500, { pgrp: 500, session: 400, start: 0 })
+    const noProc = Object.assign(Object.create(table) as Table, { pids: () => undefined, stat: () => undefined })
+    const group = new ProcessGroup(new FakeLeader(500), [], noProc)
+    expect(group.members()).toEqual([500])
+  })
+})
