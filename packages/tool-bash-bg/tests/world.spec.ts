@@ -1,8 +1,9 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import CommandRuntime from '@deepseek-ai/dsh-commands'
 import { JobId } from '@deepseek-ai/dsh-jobs'
+import { SessionId } from '@deepseek-ai/dsh-session'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
 import { execTool, textOf } from '@gencode-ai/testkit'
 import * as BashBg from '../src/index.ts'
@@ -44,6 +45,26 @@ describe.skipIf(unavailable !== undefined)('bash_bg in another execution world (
     expect(result.value).toMatchObject({ kind: 'foreground', exit_code: 0, world: 'subprocess', stdout: { text: `in the world\n${host.paths.workspace}\n`, cut: 0 } })
     expect(readFileSync(join(host.paths.worldDir, 'out'), 'utf8')).toBe('made\n')
     expect(existsSync(join(host.paths.workspace, 'out'))).toBe(false)
+  })
+
+  it('keeps the tail of a big foreground output and counts exactly what was cut', async () => {
+    host = await boot()
+    const result = await execTool(host.ctx, 'bash_bg', { command: 'seq 1 100000' }, { agent: host.agent() })
+    const { stdout } = result.value as unknown as { stdout: { text: string, cut: number } }
+    const whole = Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join('')
+    expect(stdout.cut).toBeGreaterThan(0)
+    expect(stdout.cut + Buffer.byteLength(stdout.text)).toBe(Buffer.byteLength(whole))
+    expect(whole.endsWith(stdout.text)).toBe(true)
+  })
+
+  it('checks the working directory in the world: one that exists only on the host is refused and nothing runs', async () => {
+    host = await boot()
+    mkdirSync(join(host.paths.workspace, 'host-only'))
+    const agent = host.ctx.agentLoop.create(SessionId('w-cwd'), { provider: 'mock', model: 'mock' }, { cwd: join(host.paths.workspace, 'host-only') })
+    const result = await execTool(host.ctx, 'bash_bg', { command: 'touch made' }, { agent })
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toContain('no longer exists')
+    expect(existsSync(join(host.paths.workspace, 'host-only', 'made'))).toBe(false)
   })
 
   it('stops a foreground command at its timeout with the seam\'s stop, says what that world cannot promise, and leaves nothing running', async () => {
@@ -113,6 +134,20 @@ describe.skipIf(unavailable !== undefined)('bash_bg in another execution world (
     expect(snapshot).toMatchObject({ status: 'killed' })
     expect((await shellsOf(host).settled(value.shell_id)).status).toBe('killed')
     expect(pidsWithMarker(mark)).toEqual([])
+  })
+
+  it('a 30 MB burst: the log holds it all, or says what the pump missed and where the whole stream is (the spill)', async () => {
+    host = await boot()
+    const started = await execTool(host.ctx, 'bash_bg', { command: "head -c 30000000 /dev/zero | tr '\\0' a; echo; echo end", run_in_background: true }, { agent: host.agent() })
+    const value = started.value as unknown as Bg
+    const record = await shellsOf(host).settled(value.shell_id)
+    expect(record.status).toBe('completed')
+    const log = readFileSync(value.output_file, 'utf8')
+    expect(log.endsWith('a\nend\n')).toBe(true)
+    // Whether a pump fell behind depends on the machine's speed: either nothing was lost, or the log says so and where all of it is.
+    const lost = /\[bash_bg: stdout came faster than it could be logged and some was lost here; the whole stream is in (\S+) in that world\]/.exec(log)
+    if (lost === null) expect(Buffer.byteLength(log)).toBe(30000000 + 5)
+    else expect(statSync(lost[1] ?? '').size).toBe(30000000 + 5)
   })
 
   it('disposing the plugin stops every shell it started in the world', async () => {
