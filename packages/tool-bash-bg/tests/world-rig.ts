@@ -45,7 +45,7 @@ function swap(path: string, from: string, to: string): string {
 }
 
 /** Runs each command through dsh-subprocess-local's own machinery, but in the world: a subclass that overrides spawn. */
-export function namespaceWorld(paths: WorldPaths) {
+function namespaceWorld(paths: WorldPaths) {
   return class NamespaceWorld extends LocalSubprocessRuntime {
     override spawn(spec: SubprocessSpawnSpec): SubprocessHandle {
       const argv = ['unshare', '-rm', '--', 'bash', '-c', ENTER, 'world', paths.worldDir, paths.workspace, spec.cwd, ...spec.argv]
