@@ -184,7 +184,35 @@ export class ProcessGroup implements ShellProcesses {
     return this.waitEmpty(timeoutMs, false)
   }
 
-  /** True once the shell is empty, false after `timeoutMs`. Only a kill's wait (`keepAlive`) holds the host open. */
+  /** Read afresh: another wait may have emptied the shell during an await. */
+  private isEmpty(): boolean {
+    return this.phase.name === 'empty'
+  }
+
+  /** A pid a census found is still one of ours and alive: one stat, no scan. */
+  private stillAlive(pid: number): boolean {
+    const text = this.sys.stat(pid)
+    if (text === undefined) return false
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
+    return fields[0] !== 'Z' && fields[0] !== 'X' && Number(fields[19]) >= this.leaderStart
+  }
+
+  /** Sleep up to `ms`, waking early when the leader exits (while it lives) or the shell empties. */
+  private pause(ms: number, keepAlive: boolean, leaderAlive: boolean): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      if (!keepAlive) timer.unref()
+      const wake = () => { clearTimeout(timer); resolve() }
+      if (leaderAlive) void this.exited.then(wake)
+      void this.emptied.then(wake)
+    })
+  }
+
+  /**
+   * True once the shell is empty, false after `timeoutMs`. Only a kill's wait (`keepAlive`) holds the host open;
+   * it takes a fresh census (it never ends on stale knowledge), then watches the pids that census found with one
+   * stat each until they are gone, and takes the next census then (a fork meanwhile is found there).
+   */
   async waitEmpty(timeoutMs: number, keepAlive: boolean): Promise<boolean> {
     const maxIntervalMs = keepAlive ? KILL_POLL_MS : WATCH_POLL_MS
     if (keepAlive) this.active++
@@ -194,19 +222,19 @@ export class ProcessGroup implements ShellProcesses {
       for (;;) {
         const leaderAlive = this.phase.name === 'leader-alive'
         const passive = !keepAlive && this.active > 0
-        // A kill's wait takes a fresh census each time, so it never ends on stale knowledge.
-        const empty = () => (keepAlive ? this.census() : this.members()).length === 0
-        if (this.phase.name === 'empty' || (!leaderAlive && !passive && empty())) return true
-        const left = deadline - Date.now()
-        if (left <= 0) return false
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, leaderAlive ? left : Math.min(passive ? maxIntervalMs : interval, left))
-          if (!keepAlive) timer.unref()
-          const wake = () => { clearTimeout(timer); resolve() }
-          if (leaderAlive) void this.exited.then(wake)
-          void this.emptied.then(wake)
-        })
-        interval = leaderAlive ? 1 : Math.min(interval * 2, maxIntervalMs)
+        if (this.phase.name === 'empty') return true
+        let watched: number[] = []
+        if (!leaderAlive && !passive) {
+          watched = keepAlive ? this.census() : this.members()
+          if (watched.length === 0) return true
+        }
+        for (;;) {
+          const left = deadline - Date.now()
+          if (left <= 0) return false
+          await this.pause(leaderAlive ? left : Math.min(passive ? maxIntervalMs : interval, left), keepAlive, leaderAlive)
+          interval = leaderAlive ? 1 : Math.min(interval * 2, maxIntervalMs)
+          if (!keepAlive || leaderAlive || this.isEmpty() || !watched.some((pid) => this.stillAlive(pid))) break
+        }
       }
     } finally {
       if (keepAlive) this.active--
