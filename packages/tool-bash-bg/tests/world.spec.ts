@@ -77,6 +77,19 @@ describe.skipIf(unavailable !== undefined)('bash_bg in another execution world (
     expect(pidsWithMarker(mark)).toEqual([])
   })
 
+  it('an abort stops a foreground command in the world and reports the abort', async () => {
+    host = await boot()
+    const mark = marker('worldabort')
+    const controller = new AbortController()
+    const pending = execTool(host.ctx, 'bash_bg', { command: `exec -a ${mark} sleep 60` }, { agent: host.agent(), signal: controller.signal })
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the world\'s sleep')
+    controller.abort()
+    const result = await pending
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toContain('aborted')
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
   it('stops what a foreground command left running in the world', async () => {
     host = await boot()
     const mark = marker('worldleft')
