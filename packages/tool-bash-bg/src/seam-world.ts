@@ -5,8 +5,11 @@ import { SeamProcesses } from './seam-processes.ts'
 import { spawnInWorld } from './seam-spawn.ts'
 import type { ShellWorld } from './shell-processes.ts'
 
-/** Per stream, what the provider holds in memory between two pumps of its collect readers. */
-const TAIL_BYTES = 1024 * 1024
+/**
+ * Per stream, what the provider holds in memory between two pulls of its collect readers. Each pull copies the whole
+ * tail (dsh-subprocess-local concatenates it), so it is kept small; output faster than it between two pulls is marked lost.
+ */
+const TAIL_BYTES = 256 * 1024
 
 /** `graceMs`: the seam's TERM→KILL grace, fixed at spawn; `maxLogBytes`: the spill's cap (the whole stream, in that world). */
 export function seamWorld(runtime: SubprocessRuntime, options: { graceMs: number, maxLogBytes: number }): ShellWorld {
