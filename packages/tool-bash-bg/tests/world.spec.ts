@@ -21,13 +21,13 @@ afterEach(async () => { await host?.dispose(); host = undefined })
 interface Bg { shell_id: string, pid: number, output_file: string, job_id?: string, world?: string, world_limits?: string, wait?: string }
 
 /** The world, bash_bg and kill_shell, the host's job tools and /tasks; `f` reads differently on the host and in the world. */
-async function boot(): Promise<WorldHost> {
+async function boot(killShell: Partial<KillShell.Config> = {}): Promise<WorldHost> {
   const world = await bootWorld({
     before: async (ctx) => {
       await ctx.plugin(CommandRuntime)
       await ctx.plugin(ToolJobs, { completionDelivery: 'quiet' })
       await ctx.plugin(BashBg, {})
-      await ctx.plugin(KillShell, {})
+      await ctx.plugin(KillShell, killShell)
     },
   })
   writeFileSync(join(world.paths.workspace, 'f'), 'on the host\n')
@@ -128,6 +128,20 @@ describe.skipIf(unavailable !== undefined)('bash_bg in another execution world (
     expect(textOf(kill)).toContain('whatever signal is asked')
     const record = await shellsOf(host).settled(value.shell_id)
     expect(record.status).toBe('killed')
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
+  it('kill_shell on a world shell that ignores SIGTERM: the seam\'s SIGKILL after kill_shell\'s configured grace, whatever force says', async () => {
+    host = await boot({ timeoutMs: 300 })
+    const agent = host.agent()
+    const mark = marker('worldforce')
+    const started = await execTool(host.ctx, 'bash_bg', { command: `trap '' TERM; echo up; exec -a ${mark} sleep 60`, run_in_background: true, wait_for: 'up' }, { agent })
+    const value = started.value as unknown as Bg
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the world\'s sleep')
+    const kill = await execTool(host.ctx, 'kill_shell', { shell_id: value.shell_id, force: false }, { agent })
+    expect(kill.value).toMatchObject({ success: true, outcome: 'force-killed', signal_sent: 'SIGTERM', force_killed: true, timeout_ms: 300, survivors: [] })
+    expect(textOf(kill)).toContain('then SIGKILL')
+    expect(textOf(kill)).toContain('SIGKILL after 300 ms, whatever signal is asked')
     expect(pidsWithMarker(mark)).toEqual([])
   })
 
