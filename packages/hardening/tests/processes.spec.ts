@@ -63,7 +63,7 @@ describe('cycles of start and kill', () => {
     await until(() => markedPids(mark).length === 0, 'the warm-up batch to die')
     const fdsBefore = fdCount()
     while (tally.started < total) {
-      const batch = await cycle(Math.min(BATCH, total - tally.started))
+      await cycle(Math.min(BATCH, total - tally.started))
       // Every process of every shell is gone, verified in /proc (not by the registry).
       expect(markedPids(mark)).toEqual([])
       // The finished shells are dropped by the next look: no log outlives its record.

@@ -30,7 +30,11 @@ let agentSeq = 0
 export async function bootHost(options: HostOptions = {}): Promise<Host> {
   const ownCwd = options.cwd === undefined
   const cwd = options.cwd ?? await makeTmpDir()
-  const ctx = await bootServices({ cwd, ...options.sandbox === undefined ? {} : { sandbox: options.sandbox }, ...options.jobRegistry === undefined ? {} : { jobRegistry: options.jobRegistry } })
+  const ctx = await bootServices({
+    cwd,
+    ...options.sandbox === undefined ? {} : { sandbox: options.sandbox },
+    ...options.jobRegistry === undefined ? {} : { jobRegistry: options.jobRegistry },
+  })
   const adapter = new ScriptedAdapter(options.script ?? [], options.imageInput ?? false)
   ctx.llm.registerAdapter(['mock'], adapter)
   return {

@@ -14,7 +14,10 @@ const DRAIN_AFTER_EMPTY_MS = 1000
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
-/** `cancelRequest`: what the host job's cancel carries out (a pending stop's request, else a bare job_kill's); `hostMark`: `DSH_BG_HOST=…`. */
+/**
+ * `cancelRequest`: what the host job's cancel carries out (a pending stop's request, else a bare job_kill's);
+ * `hostMark`: `DSH_BG_HOST=…`.
+ */
 export interface ShellInit {
   id: string
   command: string

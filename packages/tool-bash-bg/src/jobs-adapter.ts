@@ -53,7 +53,9 @@ interface Rc8Jobs {
 /** 0.1.7 (packages/jobs/jobs/src/types.ts: JobSpec, JobOutputSource, JobHooks; index.ts: kill(id, caller?: SessionId)). */
 interface NextJobs {
   start(spec: {
-    kind: 'bash_bg', label: string, owner?: string
+    kind: 'bash_bg'
+    label: string
+    owner?: string
     output?: readonly { read(fromByte: number): OutputRead }[]
     run(job: unknown): { cancel(reason?: string): void, done: Promise<ShellJobOutcome> }
   }): string

@@ -53,6 +53,8 @@ export class ProcessGroup implements ShellProcesses {
       leader.once('exit', (code, signal) => {
         const exit = { code, signal, at: new Date() }
         if (this.phase.name === 'leader-alive') this.phase = { name: 'leader-exited', exit }
+        // A kill's wait takes its census now, which delivers what marked processes are owed.
+        clearTimeout(this.discovery)
         resolve(exit)
       })
     })

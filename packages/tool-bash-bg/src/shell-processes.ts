@@ -60,7 +60,7 @@ export interface StartedShell {
   readonly processes: ShellProcesses
   readonly stdout: Readable
   readonly stderr: Readable
-  /** The command (its process and streams) no longer keeps the host's event loop alive: a background shell's exit handlers stop it instead. */
+  /** The command (its process and streams) no longer keeps the host's event loop alive: a background shell's exit handlers stop it. */
   release(): void
 }
 

@@ -13,7 +13,17 @@ export interface ProcessSyscalls {
   groupExists(pgid: number): boolean
   /** Signal a group (negative) or one process; false when nothing received it. */
   signal(pid: number, signal: NodeJS.Signals): boolean
+  /** The pid allocator's state (undefined when unreadable): the last pid handed out, forks since boot, pid_max. */
+  allocation(): PidAllocation | undefined
 }
+
+export interface PidAllocation {
+  lastPid: number
+  forks: number
+  pidMax: number
+}
+
+let pidMax: number | undefined
 
 /** One buffer for every /proc read: a scan reads every process, so no stat and no allocation. */
 const BUFFER = Buffer.alloc(16 * 1024)
@@ -78,5 +88,12 @@ export const hostSyscalls: ProcessSyscalls = {
       // It vanished meanwhile: not an error.
       return false
     }
+  },
+  allocation() {
+    pidMax ??= Number(readProc('/proc/sys/kernel/pid_max') ?? NaN)
+    const lastPid = Number(readProc('/proc/sys/kernel/ns_last_pid', true) ?? NaN)
+    const forks = Number(/^processes (\d+)$/m.exec(readProc('/proc/stat') ?? '')?.[1] ?? NaN)
+    const known = Number.isSafeInteger(lastPid) && Number.isSafeInteger(forks) && Number.isSafeInteger(pidMax)
+    return known ? { lastPid, forks, pidMax } : undefined
   },
 }

@@ -28,7 +28,7 @@ export function worldOf(fs: FileSystem | undefined, runtime: SubprocessRuntime |
   if (runtime === undefined) {
     if (filesLocal) return { kind: 'local' }
     throw new HarnessError(
-      'bash_bg: ctx.fs is not local and no ctx.subprocess is composed: nothing was run — compose the subprocess provider of that filesystem (e.g. dsh-subprocess-e2b with dsh-fs-e2b)',
+      'bash_bg: ctx.fs is not local and no ctx.subprocess is composed: nothing was run — compose the subprocess provider of that filesystem',
       'NO_EXECUTION_WORLD',
     )
   }

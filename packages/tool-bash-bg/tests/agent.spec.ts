@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import { makeTmpDir, removeTmpDir, runTurn, textTurn, toolResults, toolTurn } from '@gencode-ai/testkit'
 import * as ToolRead from '../../tool-read/src/index.ts'
-import { bootBashBg, membersOf, peek, marker, pidsWithMarker, type BgHost } from './harness.ts'
+import { bootBashBg, marker, pidsWithMarker, type BgHost } from './harness.ts'
 
 let host: BgHost | undefined
 const dirs: string[] = []

@@ -3,7 +3,7 @@ import CommandRuntime from '@deepseek-ai/dsh-commands'
 import LocalSandboxProvider from '@deepseek-ai/dsh-sandbox-local'
 import SandboxPolicyService from '@deepseek-ai/dsh-sandbox-policy'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { bootBashBg, membersOf, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { bootBashBg, membersOf, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 import { readFileSync } from 'node:fs'
 
 let host: BgHost | undefined

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as ToolJobsPlugin from '@deepseek-ai/dsh-tool-jobs'
 import { JobId } from '@deepseek-ai/dsh-jobs'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { bootBashBg, membersOf, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { bootBashBg, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 let host: BgHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { ProcessGroup } from '../src/process-group.ts'
-import type { ProcessSyscalls } from '../src/syscalls.ts'
+import type { PidAllocation, ProcessSyscalls } from '../src/syscalls.ts'
 
 type Proc = { pgrp: number, session: number, start: number, state?: string, env?: string[] }
 
@@ -14,6 +14,10 @@ class Table implements ProcessSyscalls {
   /** Signals that end a process; anything else is ignored (a process trapping it). */
   fatal = new Set(['SIGTERM', 'SIGKILL'])
   onDeath: (pid: number) => void = () => {}
+  /** The allocator's state; undefined: unreadable (every census stats every process). */
+  alloc: PidAllocation | undefined
+  /** Stat reads of the table's processes. */
+  stats = 0
 
   add(pid: number, proc: Proc): this {
     this.procs.set(pid, proc)
@@ -24,8 +28,14 @@ class Table implements ProcessSyscalls {
     return [...this.procs.keys()]
   }
 
+  allocation(): PidAllocation | undefined {
+    return this.alloc === undefined ? undefined : { ...this.alloc }
+  }
+
   stat(pid: number): string | undefined {
     const proc = this.procs.get(pid)
+    // Reads of the table's own processes (the host's ancestry walk reads pids outside it).
+    if (proc !== undefined) this.stats++
     if (proc === undefined) return undefined
     // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime prio nice threads itreal starttime
     const fields = [proc.state ?? 'S', 1, proc.pgrp, proc.session, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 1, 0, proc.start]
@@ -43,7 +53,8 @@ class Table implements ProcessSyscalls {
 
   signal(pid: number, signal: NodeJS.Signals): boolean {
     this.sent.push([pid, signal])
-    const targets = pid < 0 ? [...this.procs].filter(([, proc]) => proc.pgrp === -pid).map(([each]) => each) : this.procs.has(pid) ? [pid] : []
+    const group = [...this.procs].filter(([, proc]) => proc.pgrp === -pid).map(([each]) => each)
+    const targets = pid < 0 ? group : this.procs.has(pid) ? [pid] : []
     if (this.fatal.has(signal)) for (const each of targets) { this.procs.delete(each); this.onDeath(each) }
     return targets.length > 0
   }
@@ -182,5 +193,62 @@ describe('ProcessGroup on a scripted process table', () => {
     const noProc = Object.assign(Object.create(table) as Table, { pids: () => undefined, stat: () => undefined })
     const group = new ProcessGroup(new FakeLeader(500), [], noProc)
     expect(group.members()).toEqual([500])
+  })
+})
+
+describe('the census cache (what it may skip, and when it must look again)', () => {
+  const target = { pgid: 500, leaderStart: 1000, group: true, marks: MARKS }
+  /** A table with the leader, one old daemon (pid 100) and one young stranger (pid 700, no marks). */
+  function table(): Table {
+    const t = new Table()
+      .add(500, { pgrp: 500, session: 500, start: 1000, env: MARKS })
+      .add(100, { pgrp: 100, session: 100, start: 10 })
+      .add(700, { pgrp: 700, session: 700, start: 1500, env: ['PATH=/bin'] })
+    t.alloc = { lastPid: 800, forks: 5000, pidMax: 32768 }
+    return t
+  }
+
+  it('reads a process that cannot be ours once, then only the members', async () => {
+    const { scanShells } = await import('../src/proc-census.ts')
+    const t = table()
+    const environ = t.environ.bind(t)
+    let environs = 0
+    t.environ = (pid) => { environs++; return environ(pid) }
+    expect(scanShells([target], t)).toEqual([{ group: [500], marked: [] }])
+    expect([t.stats, environs]).toEqual([3, 1])
+    t.stats = 0
+    expect(scanShells([target], t)).toEqual([{ group: [500], marked: [] }])
+    // Only the leader (a member) is read again.
+    expect([t.stats, environs]).toEqual([1, 1])
+  })
+
+  it('a pid the allocator handed out again since (inside the arc) is read again: a new marked process is found', async () => {
+    const { scanShells } = await import('../src/proc-census.ts')
+    const t = table()
+    scanShells([target], t)
+    // 700 exited; the allocator wrapped past it and gave 700 to a marked child of the shell.
+    t.add(700, { pgrp: 900, session: 900, start: 2000, env: MARKS })
+    t.alloc = { lastPid: 750, forks: 5100, pidMax: 32768 }
+    expect(scanShells([target], t)).toEqual([{ group: [500], marked: [700] }])
+  })
+
+  it('with nearly a lap of forks since, every cached pid is read again', async () => {
+    const { scanShells } = await import('../src/proc-census.ts')
+    const t = table()
+    scanShells([target], t)
+    t.add(100, { pgrp: 900, session: 900, start: 3000, env: MARKS })
+    // The last pid did not move, but 20000 forks went by: a lap may have happened.
+    t.alloc = { lastPid: 800, forks: 25000, pidMax: 32768 }
+    expect(scanShells([target], t)).toEqual([{ group: [500], marked: [100] }])
+  })
+
+  it('without the allocator\'s state nothing is skipped', async () => {
+    const { scanShells } = await import('../src/proc-census.ts')
+    const t = table()
+    t.alloc = undefined
+    scanShells([target], t)
+    t.stats = 0
+    scanShells([target], t)
+    expect(t.stats).toBe(3)
   })
 })

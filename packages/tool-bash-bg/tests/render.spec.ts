@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { render, type ForegroundValue } from '../src/render.ts'
 import { ago, renderTasks } from '../src/tasks.ts'
-import type { ShellRecord } from '../src/registry-types.ts'
+import type { ShellSnapshot as ShellRecord } from '../src/contract.ts'
 
 const fg = (over: Partial<ForegroundValue> = {}): ForegroundValue => ({
   kind: 'foreground',

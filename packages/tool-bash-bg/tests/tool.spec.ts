@@ -1,4 +1,4 @@
-import { mkdir, readdir, rm, stat, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, rm, stat, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as ShellEnv from '@deepseek-ai/dsh-shell-env'

@@ -15,14 +15,39 @@ interface JobHooks { cancel(reason?: string): void, done: Promise<JobOutcome> }
 /** packages/jobs/jobs/src/types.ts: JobHandle. */
 interface JobHandle { readonly id: string, append(text: string): void, updateProgress(line: string): void }
 /** packages/jobs/jobs/src/types.ts: JobSpec (`owner` is a SessionId, a string). */
-interface JobSpec { kind: string, label: string, owner?: string, outputLimitBytes?: number, output?: readonly JobOutputSource[], run(job: JobHandle): JobHooks }
+interface JobSpec {
+  kind: string
+  label: string
+  owner?: string
+  outputLimitBytes?: number
+  output?: readonly JobOutputSource[]
+  run(job: JobHandle): JobHooks
+}
 /** packages/jobs/jobs/src/view.ts: JobStatus and JobView. */
 type JobStatus = 'running' | 'stopping' | 'completed' | 'killed' | 'failed'
-interface JobView { readonly id: string, readonly kind: string, readonly label: string, readonly owner?: string, readonly status: JobStatus, readonly detail?: string, readonly startedAt: number, readonly finishedAt?: number, readonly output: { total: number, earliest: number, spillPaths?: readonly string[] } }
+interface JobView {
+  readonly id: string
+  readonly kind: string
+  readonly label: string
+  readonly owner?: string
+  readonly status: JobStatus
+  readonly detail?: string
+  readonly startedAt: number
+  readonly finishedAt?: number
+  readonly output: { total: number, earliest: number, spillPaths?: readonly string[] }
+}
 /** packages/jobs/jobs/src/types.ts: JobRead. */
 interface JobRead { chunks: readonly { at: number, text: string }[], lossy: boolean, result?: string, job: JobView }
 
-type Job = { view: { -readonly [K in keyof JobView]: JobView[K] }, spec: JobSpec, hooks: JobHooks, ring: string, offsets: number[], cursor: number, reasons: (string | undefined)[] }
+type Job = {
+  view: { -readonly [K in keyof JobView]: JobView[K] }
+  spec: JobSpec
+  hooks: JobHooks
+  ring: string
+  offsets: number[]
+  cursor: number
+  reasons: (string | undefined)[]
+}
 
 /**
  * The abstract JobRegistry of packages/jobs/jobs/src/index.ts, kept to what a producer and its tools meet:
@@ -47,12 +72,16 @@ class StandInJobs {
     const id = `${spec.kind}-${++this.seq}`
     const handle: JobHandle = { id, append: () => {}, updateProgress: () => {} }
     const hooks = spec.run(handle)
-    const view = { id, kind: spec.kind, label: spec.label, ...spec.owner === undefined ? {} : { owner: spec.owner }, status: 'running' as JobStatus, startedAt: Date.now(), output: { total: 0, earliest: 0 } }
+    const view: Job['view'] = {
+      id, kind: spec.kind, label: spec.label, ...spec.owner === undefined ? {} : { owner: spec.owner },
+      status: 'running' as JobStatus, startedAt: Date.now(), output: { total: 0, earliest: 0 },
+    }
     const job: Job = { view, spec, hooks, ring: '', offsets: (spec.output ?? []).map(() => 0), cursor: 0, reasons: [] }
     this.jobs.set(id, job)
     void hooks.done.then((outcome) => {
       this.pump(job)
-      if (view.status === 'running' || view.status === 'stopping') {
+      // A kill's 'stopping' may have been set meanwhile: read the field afresh.
+      if (['running', 'stopping'].includes(view.status)) {
         view.status = outcome.status
         if (outcome.detail !== undefined) view.detail = outcome.detail
         view.finishedAt = Date.now()
@@ -82,7 +111,8 @@ class StandInJobs {
   }
 
   list(caller?: string): JobView[] {
-    return [...this.jobs.values()].filter((job) => job.view.owner === undefined || job.view.owner === caller).map((job) => ({ ...job.view }))
+    const visible = [...this.jobs.values()].filter((job) => job.view.owner === undefined || job.view.owner === caller)
+    return visible.map((job) => ({ ...job.view }))
   }
 
   get(id: string, caller?: string): JobView {
@@ -101,7 +131,8 @@ class StandInJobs {
   readAt(id: string, from: number, caller?: string): { chunks: { at: number, text: string }[], next: number, lossy: boolean } {
     const job = this.access(id, caller)
     this.pump(job)
-    return { chunks: [{ at: from, text: Buffer.from(job.ring).subarray(from).toString('utf8') }], next: Buffer.byteLength(job.ring), lossy: false }
+    const text = Buffer.from(job.ring).subarray(from).toString('utf8')
+    return { chunks: [{ at: from, text }], next: Buffer.byteLength(job.ring), lossy: false }
   }
 
   kill(id: string, caller?: string, reason?: string): 'requested' | 'already-finished' {
@@ -157,7 +188,8 @@ describe('host jobs of 0.1.7 (stand-in from the 0.1.7-rc.2 types)', () => {
     expect(job?.spec.output).toHaveLength(1)
     expect(job?.hooks).not.toHaveProperty('readOutput')
     await host.shells.settled(bg.shell_id)
-    expect(await booted.jobs.wait('bash_bg-1', 5000, agent.id)).toMatchObject({ status: 'completed', detail: 'exit code: 3', output: { spillPaths: [bg.output_file] } })
+    const settled = await booted.jobs.wait('bash_bg-1', 5000, agent.id)
+    expect(settled).toMatchObject({ status: 'completed', detail: 'exit code: 3', output: { spillPaths: [bg.output_file] } })
     expect(booted.jobs.read('bash_bg-1', agent.id).chunks.map((chunk) => chunk.text).join('')).toBe('one\ntwo\n')
   })
 
@@ -183,7 +215,8 @@ describe('host jobs of 0.1.7 (stand-in from the 0.1.7-rc.2 types)', () => {
     const bg = await startBg(host, `trap '' TERM; exec -a ${mark} sleep 60`, agent)
     await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.job_id, timeout: 200 }, { agent })
-    expect(result.value).toMatchObject({ success: true, shell_id: bg.shell_id, outcome: 'force-killed', signal_sent: 'SIGTERM', timeout_ms: 200 })
+    expect(result.value).toMatchObject({ success: true, shell_id: bg.shell_id, outcome: 'force-killed', signal_sent: 'SIGTERM' })
+    expect(result.value).toMatchObject({ timeout_ms: 200 })
     expect(booted.jobs.kills).toEqual([[bg.job_id, agent.id, 'kill_shell SIGTERM']])
     expect(pidsWithArgv0(mark)).toEqual([])
     expect(await booted.jobs.wait(bg.job_id ?? '', 5000, agent.id)).toMatchObject({ status: 'killed', detail: 'signal: SIGKILL' })

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { JobId, type JobRegistry, type JobSnapshot } from '@deepseek-ai/dsh-jobs'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { peek, alive, bootKs, groupPids, marker, normalized, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
+import { alive, bootKs, groupPids, marker, normalized, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
 
 let host: KsHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })

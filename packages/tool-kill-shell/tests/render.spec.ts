@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
+import type { ShellSnapshot as ShellRecord } from '@gencode-ai/dsh-tool-bash-bg'
 import { renderKill, renderNotFound } from '../src/render.ts'
 import { cardFor, presentCall, presentResult } from '../src/present.ts'
 import type { KillShellValue } from '../src/value.ts'
