@@ -82,7 +82,7 @@ describe('worldOf: our process layer only where both the files and the processes
     expect(tracingWorld.kind === 'subprocess' && tracingWorld.runtime === tracing).toBe(true)
     const remoteWorld = worldOf(remote, runtime)
     expect(remoteWorld.kind === 'subprocess' && remoteWorld.runtime === runtime).toBe(true)
-    expect(() => worldOf(remote, undefined)).toThrow(/ctx\.fs is not local and no ctx\.subprocess is composed: nothing was run)
+    expect(() => worldOf(remote, undefined)).toThrow(/ctx\.fs is not local and no ctx\.subprocess is composed: nothing was run/)
   })
 })
 
