@@ -115,15 +115,15 @@ await ctx.fiber.dispose()
 
 // Full capture (cap above 1 GiB): the throughput of the log path itself.
 if (!launchOnly) {
-const uncapped = await boot({ maxLogBytes: 2 * GiB })
-// Measured again right before: 10 GiB of page-cache traffic since the first baseline skews it.
-const base2 = await redirect(GiB)
-const fullStart = process.hrtime.bigint()
-const fullCall = await uncapped.call({ command: writer(GiB), run_in_background: true })
-const fullRecord = await uncapped.shells.settled(fullCall.value.shell_id)
-const full = ms(process.hrtime.bigint() - fullStart)
-console.log(`   1 GiB capture, whole log kept: bash_bg ${full.toFixed(0)} ms (log ${statSync(fullRecord.output_file).size} bytes), redirect ${base2.toFixed(0)} ms; throughput ${(base2 / full).toFixed(2)}x the redirect's`)
-await uncapped.ctx.fiber.dispose()
+  const uncapped = await boot({ maxLogBytes: 2 * GiB })
+  // Measured again right before: 10 GiB of page-cache traffic since the first baseline skews it.
+  const base2 = await redirect(GiB)
+  const fullStart = process.hrtime.bigint()
+  const fullCall = await uncapped.call({ command: writer(GiB), run_in_background: true })
+  const fullRecord = await uncapped.shells.settled(fullCall.value.shell_id)
+  const full = ms(process.hrtime.bigint() - fullStart)
+  console.log(`   1 GiB capture, whole log kept: bash_bg ${full.toFixed(0)} ms (log ${statSync(fullRecord.output_file).size} bytes), redirect ${base2.toFixed(0)} ms; throughput ${(base2 / full).toFixed(2)}x the redirect's`)
+  await uncapped.ctx.fiber.dispose()
 }
 rmSync(dir, { recursive: true, force: true })
 

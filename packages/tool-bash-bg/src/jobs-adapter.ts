@@ -27,7 +27,7 @@ export interface ShellJobHooks {
   readFrom(fromByte: number): OutputRead
 }
 
-export interface ShellJobStart {
+interface ShellJobStart {
   label: string
   owner: Caller
   /** Called once, synchronously, by the host after its preflight; a throw leaves nothing registered. */

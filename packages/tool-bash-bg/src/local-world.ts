@@ -2,11 +2,11 @@
 import type { Socket } from 'node:net'
 import { spawnGroup } from './launch.ts'
 import { ProcessGroup } from './process-group.ts'
-import type { ShellWorld } from './shell-processes.ts'
+import type { StartedShell, ShellWorld } from './shell-processes.ts'
 
 export const localWorld: ShellWorld = {
   kind: 'local',
-  start(launch, marks) {
+  start(launch, marks): StartedShell {
     const child = spawnGroup(launch, marks)
     const names = Object.entries(marks).map(([name, value]) => `${name}=${value}`)
     const processes = new ProcessGroup(child, names)
