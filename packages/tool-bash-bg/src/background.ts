@@ -64,6 +64,7 @@ export class BackgroundShell {
       id: init.id, pid: this.processes.pid, command: init.command, cwd: init.launch.cwd, owner: init.owner,
       started_at: new Date().toISOString(), status: 'running', exit_code: null, signal: null, leader_exited_at: null, ended_at: null,
       output_file: init.outputFile, bytes: 0, capped: false, last_output_at: null, processes: 1,
+      ...init.world.limits === undefined ? {} : { world_limits: init.world.limits },
     }
     this.settled = this.watch(streams)
   }

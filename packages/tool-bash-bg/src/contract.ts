@@ -28,6 +28,8 @@ export interface ShellSnapshot {
   readonly capped: boolean
   readonly last_output_at: string | null
   readonly processes: number
+  /** Set when the shell runs through ctx.subprocess (another execution world): what that world cannot promise. */
+  readonly world_limits?: string
 }
 
 /** The calling agent (a tool call's `exec.agent`); its id is its session id. Absent: a call with no agent. */

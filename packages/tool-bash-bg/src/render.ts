@@ -5,6 +5,9 @@ import type { InferValue } from '@deepseek-ai/dsh-tools'
 const STREAM_PROPERTIES = { text: { type: 'string', required: true }, cut: { type: 'integer', required: true } } as const
 const STREAM = { type: 'object', additionalProperties: false, required: true, properties: STREAM_PROPERTIES } as const
 
+/** Present when the command ran through ctx.subprocess (another execution world), with what that world cannot promise. */
+const WORLD = { world: { type: 'string', enum: ['subprocess'] }, world_limits: { type: 'string' } } as const
+
 /** The canonical value: a foreground run, or a background start (with how a wait_for wait ended). */
 export const VALUE_SCHEMA = {
   oneOf: [
@@ -21,6 +24,7 @@ export const VALUE_SCHEMA = {
         stderr: STREAM,
         leftovers_stopped: { type: 'integer', required: true },
         output_held_open: { type: 'boolean', required: true },
+        ...WORLD,
       },
     },
     {
@@ -40,6 +44,7 @@ export const VALUE_SCHEMA = {
         last_lines: { type: 'array', items: { type: 'string' } },
         exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
         signal: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+        ...WORLD,
       },
     },
   ],
@@ -65,13 +70,17 @@ function renderForeground(value: ForegroundValue): string {
   }
   if (body.length === 0) body = '(no output)'
   const markers: string[] = []
-  if (value.leftovers_stopped > 0) {
+  // The seam counts no processes: it knows only that something of the tree was left.
+  if (value.leftovers_stopped > 0 && value.world !== undefined) markers.push('[stopped what this command left running; use run_in_background for servers]')
+  else if (value.leftovers_stopped > 0) {
     markers.push(`[stopped ${value.leftovers_stopped} leftover process${value.leftovers_stopped === 1 ? '' : 'es'} of this command; use run_in_background for servers]`)
   }
   if (value.output_held_open) markers.push(OUTPUT_HELD_OPEN)
   if (value.timed_out) markers.push(`[timed out after ${value.timeout_ms}ms]`)
   if (value.signal !== null) markers.push(`[killed by signal: ${value.signal}]`)
   else if (value.exit_code !== 0) markers.push(`[exit code: ${value.exit_code}]`)
+  // Said when a stop happened: only then does the seam's one stop matter.
+  if (value.world_limits !== undefined && (value.timed_out || value.leftovers_stopped > 0)) markers.push(`[${value.world_limits}]`)
   if (markers.length === 0) return body
   if (!body.endsWith('\n')) body += '\n'
   return body + markers.join('\n')
@@ -96,6 +105,7 @@ function renderBackground(value: BackgroundValue): string {
   if (value.wait === 'timeout') lines.push(`No line matched wait_for in ${value.wait_ms ?? 0} ms; the shell is still running. ${lastLines(value.last_lines)}`)
   lines.push(value.stop_with === undefined ? 'Read the file for output.' : `Read the file for output; stop the shell with ${value.stop_with}.`)
   if (value.timeout_ignored === true) lines.push('[timeout does not apply to background shells; ignored]')
+  if (value.world_limits !== undefined) lines.push(`[${value.world_limits}]`)
   return lines.join('\n')
 }
 

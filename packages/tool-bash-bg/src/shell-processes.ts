@@ -21,6 +21,8 @@ export interface KillOutcome {
   /** The wait before SIGKILL of the kill that ran (a shared kill's, not the request's). */
   timeout_ms: number
   survivors: number[]
+  /** Set for a shell of another execution world: what its one stop cannot promise. */
+  world_limits?: string
 }
 
 /** How and when the leader (the `bash -c` process, or the sandbox runner) ended. */

@@ -8,6 +8,9 @@ import type { Config } from './config.ts'
 import { runForeground } from './foreground.ts'
 import { planLaunch, type Launch } from './launch.ts'
 import { localWorld } from './local-world.ts'
+import { runInWorld } from './seam-foreground.ts'
+import { seamWorld } from './seam-world.ts'
+import { worldFor } from './world.ts'
 import { presentCall, presentResult } from './present.ts'
 import type { ShellRegistry } from './registry.ts'
 import { render, VALUE_SCHEMA, type BackgroundValue, type BashBgValue } from './render.ts'
@@ -91,6 +94,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       ...record.job_id !== undefined ? { job_id: record.job_id } : {},
       ...args.timeout !== undefined && args.wait_for === undefined ? { timeout_ignored: true } : {},
       ...stopWith === undefined ? {} : { stop_with: stopWith },
+      ...world.limits === undefined ? {} : { world: 'subprocess' as const, world_limits: world.limits },
     }
     return { value, shell }
   }
@@ -125,17 +129,23 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     },
     async execute(args, exec): Promise<BashBgValue> {
       const pattern = validate(args)
-      const launch = await planLaunch(ctx, args.command, exec)
-      const world = localWorld
+      // Decided first: a call with no world to run in refuses before anything is looked at or started.
+      const choice = worldFor(ctx)
+      const launch = await planLaunch(ctx, args.command, exec, choice)
       // Once started, a shell belongs to the registry (and the host job), never to this call's signal.
       // The shell limit is checked after this last await, so concurrent calls cannot both pass it.
       if (exec.signal.aborted) throw aborted()
       if (args.run_in_background === true) {
+        const world = choice.kind === 'local'
+          ? localWorld
+          : seamWorld(choice.runtime, { graceMs: registry.defaultKill().timeoutMs, maxLogBytes: config.maxLogBytes })
         const started = startBackground(args, launch, world, exec)
         return pattern === undefined ? started.value : waitFor(started, args, pattern, exec.signal)
       }
       const timeoutMs = args.timeout ?? config.timeoutMs
-      const { aborted: wasAborted, ...value } = await runForeground(world, launch, timeoutMs, config.maxOutputBytes, exec.signal)
+      const { aborted: wasAborted, ...value } = choice.kind === 'local'
+        ? await runForeground(localWorld, launch, timeoutMs, config.maxOutputBytes, exec.signal)
+        : await runInWorld(choice.runtime, launch, timeoutMs, config.maxOutputBytes, exec.signal)
       if (wasAborted) throw aborted()
       return value
     },

@@ -35,6 +35,7 @@ export function valueOf(stop: StopOutcome): KillShellValue {
     timeout_ms: stop.timeout_ms,
     command: shell.command,
     ...stop.outcome === 'already-exited' ? { note: `Shell already ${shell.status === 'running' ? 'exited' : shell.status}` } : {},
+    ...stop.world_limits === undefined ? {} : { world_limits: stop.world_limits },
   }
 }
 

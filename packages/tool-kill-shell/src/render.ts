@@ -14,8 +14,13 @@ function processes(count: number): string {
   return count === 1 ? '1 process' : `${count} processes`
 }
 
-/** The model text: what was sent, whether SIGKILL was needed, how long it took, what survived. */
+/** The model text: what was sent, whether SIGKILL was needed, how long it took, what survived; another world's limits. */
 export function renderKill(value: KillShellValue): string {
+  const text = renderOutcome(value)
+  return value.world_limits === undefined || value.outcome === 'already-exited' ? text : `${text}\n[${value.world_limits}]`
+}
+
+function renderOutcome(value: KillShellValue): string {
   const id = value.shell_id
   if (value.outcome === 'already-exited') {
     const code = value.exit_code === null ? '' : ` (exit code ${value.exit_code})`

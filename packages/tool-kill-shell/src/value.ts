@@ -23,6 +23,8 @@ export interface KillShellValue {
   command: string
   /** 'Shell already <status>' for an already-exited shell. */
   note?: string
+  /** For a shell of another execution world (run through ctx.subprocess): what its one stop cannot promise. */
+  world_limits?: string
 }
 
 const integerArray = { type: 'array', items: { type: 'integer' } } as const
@@ -43,5 +45,6 @@ export const VALUE_SCHEMA = {
     timeout_ms: { type: 'integer', required: true },
     command: { type: 'string', required: true },
     note: { type: 'string' },
+    world_limits: { type: 'string' },
   },
 } as const

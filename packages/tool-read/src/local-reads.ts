@@ -3,7 +3,7 @@
  * dsh-fs-local and subclasses that leave every read alone (dsh-fs-sandbox fences only writes).
  * By shape, not `instanceof`: the host may load another copy of dsh-fs-local. Unknown → false.
  *
- * Identical in tool-list-dir and tool-read (the plugins share no runtime code).
+ * Identical in tool-list-dir, tool-read and tool-bash-bg (the plugins share no runtime code).
  */
 
 /** What the fast path stands in for (resolve and stat still go through ctx.fs on both paths). */
