@@ -26,7 +26,7 @@ const ORDERS: Record<ListRequest['sort'], Compare> = {
 }
 
 /** A listed entry; `siblingsCut`: the last shown one of its directory while later siblings did not fit. */
-interface Item { child: Child, rel: string, dir: Dir, siblingsCut?: boolean }
+interface Item { child: Child, rel: string, siblingsCut?: boolean }
 
 /** A directory and its read: the children, and the text of its own .gitignore when the walk uses one. */
 type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined }>]
@@ -44,6 +44,9 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     const listed = source.children(dir, request.links, signal).then(async (children) => {
       const hasRules = repo !== undefined && children.some((child) => child.name === '.gitignore' && child.type === 'file')
       return { children, gitignore: hasRules ? await source.readSmall(dir, '.gitignore', signal) : undefined }
+    }, (error: unknown) => {
+      source.release?.(dir)
+      throw error
     })
     listed.catch(() => undefined)
     return [dir, listed]
@@ -73,11 +76,13 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     children.sort(compare)
     // The last shown entry of this directory, so a cut sibling list is drawn open (├──, │).
     let lastShown: Item | undefined
+    const shownHere: Child[] = []
     const list = (item: Item): void => {
       result.total++
       result.counts[item.child.type]++
       if (result.total > request.offset && result.shown.length < request.cap) {
         result.shown.push(item)
+        shownHere.push(item.child)
         lastShown = item
       } else if (lastShown !== undefined) {
         lastShown.siblingsCut = true
@@ -87,7 +92,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     const reads: Reading[] = []
     let visited = 0
     for (const child of children) {
-      const item: Item = { child, rel: prefix === '' ? child.name : `${prefix}/${child.name}`, dir }
+      const item: Item = { child, rel: prefix === '' ? child.name : `${prefix}/${child.name}` }
       const listed = (request.only === undefined || child.type === request.only) && (request.pattern?.(item.rel) ?? true)
       if (listed) list(item)
       else result.filtered++
@@ -111,20 +116,25 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         }
       }
     }
+    // Details of what is shown, while this directory is still open: through its handle, never by a path.
+    await source.details(dir, shownHere, request.links, request.links === 'keep', signal)
+    await Promise.all(shownHere.filter((child) => child.collapsed !== undefined).map(async (child) => {
+      try {
+        // A collapsed directory shows how many direct children it has: one readdir each, shown ones only.
+        child.children = await source.count(source.child(dir, child.name, child), signal)
+      } catch (error) {
+        checkAborted(signal)
+        child.error = describeError(error)
+      }
+    }))
+    source.release?.(dir)
   }
 
-  await visit(open(root), '', 1, repo?.rules)
-  await Promise.all(result.shown.map(async ({ dir, child }) => {
-    await source.details(dir, [child], request.links, request.links === 'keep', signal)
-    if (child.collapsed === undefined) return
-    try {
-      // A collapsed directory shows how many direct children it has: one readdir each, shown ones only.
-      child.children = await source.count(source.child(dir, child.name, child), signal)
-    } catch (error) {
-      checkAborted(signal)
-      child.error = describeError(error)
-    }
-  }))
+  try {
+    await visit(open(root), '', 1, repo?.rules)
+  } finally {
+    source.close?.()
+  }
   return result
 }
 
@@ -133,5 +143,6 @@ function describeError(error: unknown): string {
   if (code === 'EACCES' || code === 'EPERM' || code === 'FS_PERMISSION_DENIED') return 'permission denied'
   if (code === 'ENOENT' || code === 'FS_NOT_FOUND') return 'vanished during listing'
   if (code === 'ENOTDIR' || code === 'FS_NOT_DIRECTORY') return 'no longer a directory'
+  if (code === 'ELOOP') return 'changed while it was being read'
   return (error as Error).message || 'unreadable'
 }

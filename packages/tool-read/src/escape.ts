@@ -42,6 +42,13 @@ export function echo(value: string, max = 120): string {
   return `"${escapeName(chars.slice(0, max).join(''))}…" (${chars.length} characters)`
 }
 
+/** A path named in a message, unquoted: escaped, and cut like `echo`. */
+export function shownPath(value: string, max = 240): string {
+  const chars = Array.from(value)
+  if (chars.length <= max) return escapeName(value)
+  return `${escapeName(chars.slice(0, max).join(''))}… (${chars.length} characters)`
+}
+
 /** The name an escaped value shows (`\\`, `\xNN` → that byte, `\u{N}`), or undefined when it holds no escape. */
 export function unescapeName(value: string): string | undefined {
   if (!ESCAPE.test(value)) return undefined
