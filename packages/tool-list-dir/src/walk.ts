@@ -124,6 +124,11 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       }
     }
     // Details of what is shown, while this directory is still open: through its handle, never by a path.
+    if (shownHere.length > 0) await shown(dir, shownHere)
+    source.release?.(dir)
+  }
+
+  const shown = async (dir: Dir, shownHere: Child[]): Promise<void> => {
     await source.details(dir, shownHere, request.links, request.links === 'keep', signal)
     await Promise.all(shownHere.filter((child) => child.collapsed !== undefined).map(async (child) => {
       try {
@@ -134,7 +139,6 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         child.error = describeError(error)
       }
     }))
-    source.release?.(dir)
   }
 
   try {
