@@ -69,6 +69,7 @@ for (const [provider, composition] of COMPOSITIONS) {
       })
       expect(shown.sort()).toEqual(real)
       // Nothing raw that could end a line, move the cursor or reorder text reaches the model.
+      // oxlint-disable-next-line no-control-regex -- no control character may reach the model
       expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202e]/u)
       // The canonical value keeps the real names; sizes are real, the non-UTF-8 ones too.
       expect(value!.entries.map((entry) => entry.name).sort()).toEqual(real)
@@ -87,7 +88,7 @@ for (const [provider, composition] of COMPOSITIONS) {
       expect(tree.filter((line) => line.startsWith('│') || line.startsWith('    ')).map((line) => line.replace(/^[│ ]*[├└]── /, '')).sort()).toEqual(['inner.txt', 'real.txt'])
       expect(lines.at(-1)).toBe(`Total: ${real.length + 2} items (2 directories, ${real.length} files)`)
       expect(text).not.toMatch(/\n└── fake_child/)
-      expect(value!.entries.map((entry) => entry.path)).toContain(`d\n└── fake_child.txt/real.txt`)
+      expect(value!.entries.map((entry) => entry.path)).toContain('d\n└── fake_child.txt/real.txt')
     })
 
     it('a non-UTF-8 name seen in a listing can be passed back, and lists what it holds', async () => {
@@ -101,6 +102,7 @@ for (const [provider, composition] of COMPOSITIONS) {
     it('error texts escape and cut the paths they echo', async () => {
       const { text } = await list(host, { path: `nope\n${'x'.repeat(200)}\x1b[2J` })
       expect(text).toMatch(/^Error: path "nope\\x0ax{115}…" \(209 characters\) does not exist/)
+      // oxlint-disable-next-line no-control-regex -- the echoed path must arrive escaped
       expect(text).not.toMatch(/[\n\x1b]/)
     })
   })

@@ -109,7 +109,7 @@ export class LocalSource implements DirSource {
   }
 
   close(): void {
-    for (const dir of [...this.handles.keys()]) this.release(dir)
+    for (const dir of this.handles.keys()) this.release(dir) // deleting the current key keeps a Map's iteration valid
   }
 
   async count(dir: Dir, signal: AbortSignal): Promise<number> {
