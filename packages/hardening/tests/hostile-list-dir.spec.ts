@@ -148,6 +148,7 @@ for (const [provider, composition] of COMPOSITIONS) {
         else if (isError) outcomes.refused++
         else outcomes.listed++
       }
+      console.log(`swapper (${provider}): ${count} listings, ${outcomes.listed} listed, ${outcomes.refused} refused, ${outcomes.leaked.length} leaked`)
       expect(swapper.exitCode).toBeNull() // still swapping at the end
       expect(outcomes.leaked).toEqual([])
       expect(outcomes.listed).toBeGreaterThan(0)
