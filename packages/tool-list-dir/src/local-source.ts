@@ -1,5 +1,5 @@
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs'
-import { lstat, open, readdir } from 'node:fs/promises'
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, statSync, type Dirent, type Stats } from 'node:fs'
+import { readdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { checkAborted } from './errors.ts'
@@ -113,9 +113,9 @@ export class LocalSource implements DirSource {
   }
 
   async count(dir: Dir, signal: AbortSignal): Promise<number> {
-    const [base] = this.enter(dir)
+    const [base, small] = this.enter(dir)
     try {
-      const names = await readdir(base)
+      const names = small ? readdirSync(base) : await readdir(base)
       checkAborted(signal)
       return names.length
     } finally {
@@ -123,32 +123,38 @@ export class LocalSource implements DirSource {
     }
   }
 
+  // Synchronous, as a walk reads a .gitignore per directory that has one: four thread-pool round trips each cost more than
+  // the read (at most MAX_SMALL_FILE, a few ms at worst).
   async readSmall(dir: Dir, name: string): Promise<string | undefined> {
     // Never through a symlink (as git), never blocking on a FIFO; the size is checked on what was opened, before reading.
     const flag = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
-    const file = await open(under(this.base(dir), name), flag).catch(() => undefined)
-    if (file === undefined) return undefined
+    let fd
     try {
-      const info = await file.stat()
+      fd = openSync(under(this.base(dir), name), flag)
+    } catch {
+      return undefined
+    }
+    try {
+      const info = fstatSync(fd)
       if (!info.isFile() || info.size > MAX_SMALL_FILE) return undefined
       // At most the size seen (plus one byte, to see it grew past the limit), however the file changes meanwhile.
       const bytes = Buffer.alloc(Math.min(info.size, MAX_SMALL_FILE) + 1)
       let filled = 0
       while (filled < bytes.length) {
-        const { bytesRead } = await file.read(bytes, filled, bytes.length - filled, filled)
-        if (bytesRead === 0) break
-        filled += bytesRead
+        const read = readSync(fd, bytes, filled, bytes.length - filled, filled)
+        if (read === 0) break
+        filled += read
       }
       return filled > MAX_SMALL_FILE ? undefined : bytes.toString('utf8', 0, filled)
     } catch {
       return undefined
     } finally {
-      await file.close()
+      closeSync(fd)
     }
   }
 
   async exists(dir: Dir, name: string): Promise<boolean> {
-    return await lstat(under(this.base(dir), name)).then(() => true, () => false)
+    return statOf(under(this.base(dir), name), false) !== undefined
   }
 
   parent(dir: Dir): Dir | undefined {
