@@ -2,14 +2,21 @@
  * bench/list-dir: list_directory on the composition dsh mounts (dsh-sandbox-policy workspace-write
  * + dsh-fs-sandbox), the bare dsh-fs-local beside it, against the host's ctx.fs.listDir path, GNU
  * `ls -l` and `find -maxdepth 3`, as ratios measured in the same run.
+ *
+ * What is timed is the user's call: the built plugin (dist, as dsh installs it, not this repo's
+ * sources through tsx), called by an agent (its session decides the workspace, as in the agent loop),
+ * the recursive tree a git repository with .gitignore files (as a user's checkout is), and besides
+ * the warm median the first call of a fresh host (a session lists a directory once or twice, so
+ * most calls a user makes run before the JIT has warmed up).
  *   npx tsx bench/list-dir/run.ts [flat entries] [tree files]
  */
 import '../../packages/testkit/src/polyfill.ts'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { bootHost, execTool, removeTmpDir, makeTmpDir, type Host } from '@gencode-ai/testkit'
-import * as ListDir from '../../packages/tool-list-dir/src/index.ts'
+import { performance } from 'node:perf_hooks'
+import * as ListDir from '../../packages/tool-list-dir/dist/index.js'
 import { alternate, time } from '../time.ts'
 
 const entries = Number(process.argv[2] ?? 100_500)
@@ -29,12 +36,16 @@ await makeFiles(big, Array.from({ length: entries - 500 }, (_, i) => `file${Stri
 // A source-like tree: 20 top directories x 25 subdirectories, files spread evenly (depth 3).
 const tree = join(dir, 'tree')
 const perDir = Math.ceil(treeFiles / 500)
+// A repository: the walk finds its root and applies its .gitignore files (rules that hide none of the tree's files).
+await mkdir(join(tree, '.git'), { recursive: true })
+await writeFile(join(tree, '.gitignore'), '*.log\ncoverage/\n/build\n')
 for (let a = 0; a < 20; a++) {
   for (let b = 0; b < 25; b++) {
     const sub = join(tree, `pkg${a}`, `mod${b}`)
     await mkdir(sub, { recursive: true })
     await makeFiles(sub, Array.from({ length: perDir }, (_, i) => `f${i}.ts`))
   }
+  if (a % 5 === 0) await writeFile(join(tree, `pkg${a}`, '.gitignore'), 'dist/\n*.snap\n')
 }
 console.log(`bench/list-dir: ${entries} entries in one directory; ${20 * 25 * perDir} files in a depth-3 tree`)
 
@@ -45,8 +56,9 @@ async function listHost(sandbox: boolean): Promise<Host> {
 }
 const product = await listHost(true)
 const bare = await listHost(false)
+const agents = new Map([product, bare].map((host) => [host, host.agent(dir)]))
 const call = (host: Host, args: object) => async () => {
-  const result = await execTool(host.ctx, 'list_directory', args)
+  const result = await execTool(host.ctx, 'list_directory', args, { agent: agents.get(host)! })
   if (result.isError) throw new Error(`list_directory failed: ${JSON.stringify(result.error)}`)
 }
 const quiet: { stdio: 'ignore' } = { stdio: 'ignore' }
@@ -66,6 +78,23 @@ const [deep = Number.NaN, deepBare = Number.NaN, find = Number.NaN] = await alte
   ['find -maxdepth 3 > /dev/null', () => execFileSync('find', [tree, '-maxdepth', '3'], quiet)],
 ])
 
+// The first call of a fresh host (its own process: the JIT as cold as a new session's), alternated with find.
+console.log('\nrecursive depth 3, first call of a fresh host (product)')
+const firsts: number[] = []
+const finds: number[] = []
+for (let i = 0; i < 5; i++) {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'first-call.ts'), dir, 'tree'], { encoding: 'utf8' })
+  if (run.status !== 0) throw new Error(`first-call.ts failed: ${run.stderr}`)
+  firsts.push(Number(run.stdout.trim()))
+  const start = performance.now()
+  execFileSync('find', [tree, '-maxdepth', '3'], quiet)
+  finds.push(performance.now() - start)
+}
+const median = (list: number[]): number => list.sort((x, y) => x - y)[Math.floor(list.length / 2)]!
+const [first, firstFind] = [median(firsts), median(finds)]
+console.log(`${'first call, fresh host, product'.padEnd(52)} ${first.toFixed(1).padStart(9)} ms (median of 5)`)
+console.log(`${'find -maxdepth 3 > /dev/null'.padEnd(52)} ${firstFind.toFixed(1).padStart(9)} ms (median of 5, alternated)`)
+
 const ratio = (label: string, value: number, target: string) => console.log(`${label.padEnd(52)} ${value.toFixed(2).padStart(6)}   ${target}`)
 console.log('\nproduct composition (dsh-fs-sandbox, workspace-write)')
 ratio('flat 100k: list_directory / ls -l', flat / lsl, '(target <= 1.00)')
@@ -73,6 +102,7 @@ ratio('flat 100k: ctx.fs.listDir / list_directory', listDir / flat, '(target >= 
 ratio('flat 100k long=true / ls -l', flatLong / lsl, '')
 ratio('flat 100k sort=size / ls -l', flatSize / lsl, '')
 ratio('recursive depth 3: list_directory / find -maxdepth 3', deep / find, '(target <= 1.50)')
+ratio('recursive depth 3, first call of a fresh host / find', first / firstFind, '')
 console.log('bare dsh-fs-local, same run')
 ratio('flat 100k: list_directory / ls -l', flatBare / lsl, '')
 ratio('recursive depth 3: list_directory / find -maxdepth 3', deepBare / find, '')

@@ -1,7 +1,7 @@
 import type { InferArgs } from '@deepseek-ai/dsh-tools'
-import picomatch from 'picomatch'
 import { argumentError } from './errors.ts'
-import { quoted } from './quote.ts'
+import { echo } from './escape.ts'
+import { compileGlob, GlobSyntaxError, wildcardMatch } from './glob.ts'
 
 const DEFAULT_DEPTH = 3
 const MAX_DEPTH = 10
@@ -31,7 +31,7 @@ export type ListArgs = InferArgs<ReturnType<typeof parameters>>
 export function callMode(args: ListArgs, maxEntries: number) {
   const recursive = args.recursive === true || (args.recursive !== false && args.depth !== undefined)
   const only = args.files_only === true ? 'files_only' : args.directories_only === true ? 'directories_only' : undefined
-  const filters = [args.pattern === undefined ? undefined : `pattern ${quoted(args.pattern)}`, only].filter((name) => name !== undefined)
+  const filters = [args.pattern === undefined ? undefined : `pattern ${echo(args.pattern)}`, only].filter((name) => name !== undefined)
   // An extension changes the result (a cut result then says how to see the rest); defaults sent explicitly do not count.
   const extended = recursive || args.long === true || args.reverse === true || only !== undefined
     || args.pattern !== undefined || (args.sort ?? 'type') !== 'type'
@@ -83,18 +83,17 @@ export type ListRequest = ReturnType<typeof parseArgs>
 /** `ignore`: basename globs where only `*` and `?` are wildcards (qwen-code's meaning; `[`, `{`, `!` are literal). */
 function ignoreMatcher(patterns: readonly string[]): (name: string) => boolean {
   if (patterns.length === 0) return () => false
-  const regexes = patterns.map((pattern, index) => {
+  const globs = patterns.map((pattern, index) => {
     if (pattern.length > MAX_GLOB_LENGTH) {
       throw argumentError(`ignore[${index}] is ${pattern.length} characters; a basename glob has at most ${MAX_GLOB_LENGTH} — shorten it, e.g. "*.log"`)
     }
-    const source = Array.from(pattern, (char) => char === '*' ? '.*' : char === '?' ? '.' : char.replace(/[.+^${}()|[\]\\]/g, '\\$&'))
-    try {
-      return new RegExp(`^${source.join('')}$`, 'su')
-    } catch {
-      throw argumentError(`ignore[${index}] ${quoted(pattern)} cannot be used as a glob — use a basename with * and ? only, e.g. "*.log"`)
-    }
+    return Array.from(pattern)
   })
-  return (name) => regexes.some((regex) => regex.test(name))
+  // Names are compared by code point, as `?` matches one character; most names are ASCII and need no split.
+  return (name) => {
+    const chars = /[\ud800-\udfff]/.test(name) ? Array.from(name) : name
+    return globs.some((glob) => wildcardMatch(glob, chars))
+  }
 }
 
 /** `pattern`: a picomatch glob on the relative path; one without `/` matches basenames at any depth, hidden ones too. */
@@ -102,16 +101,13 @@ function patternMatcher(pattern: string): (relativePath: string) => boolean {
   if (pattern.length > MAX_GLOB_LENGTH) {
     throw argumentError(`pattern is ${pattern.length} characters; a glob has at most ${MAX_GLOB_LENGTH} — try e.g. "*.ts"`)
   }
-  let regex: RegExp
+  let matches: (path: string) => boolean
   try {
-    regex = picomatch.makeRe(pattern, { dot: true })
+    matches = compileGlob(pattern)
   } catch (error) {
-    throw argumentError(`pattern ${quoted(pattern)} is not a valid glob — try e.g. "*.ts" or "src/**/*.json"`, { cause: error })
-  }
-  // picomatch compiles a pattern it cannot parse (an unclosed brace or extglob) to a never-match.
-  if (regex.source === '$^') {
-    throw argumentError(`pattern ${quoted(pattern)} is not a valid glob (unbalanced brace or parenthesis) — try e.g. "*.ts" or "src/**/*.json"`)
+    if (!(error instanceof GlobSyntaxError)) throw error
+    throw argumentError(`pattern ${echo(pattern)} is not a valid glob (${error.message}) — try e.g. "*.ts" or "src/**/*.json"`, { cause: error })
   }
   const matchBase = !pattern.includes('/')
-  return (relativePath) => regex.test(matchBase ? relativePath.slice(relativePath.lastIndexOf('/') + 1) : relativePath)
+  return (relativePath) => matches(matchBase ? relativePath.slice(relativePath.lastIndexOf('/') + 1) : relativePath)
 }

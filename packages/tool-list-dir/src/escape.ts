@@ -12,6 +12,7 @@
  * C0, DEL, C1, line/paragraph separators, bidi controls, box drawing (tree lines), and lone surrogates (raw bytes).
  * With the `u` flag the surrogate range matches only unpaired halves, never an emoji.
  */
+// oxlint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\u2500-\u257f\ufeff\ud800-\udfff]/u
 const UNSAFE_ALL = new RegExp(`${UNSAFE.source}|\\\\`, 'gu')
 /** A raw byte of a name: the surrogate-escaped form of a byte that is not valid UTF-8. */

@@ -17,14 +17,18 @@ export const MAX_SMALL_FILE = 8 * 1024 * 1024
  * decides, within a file the last match wins (negation included); a directory-only rule (`build/`) matches only directories.
  */
 export class GitIgnore {
-  /** The last character of every rule's literal ending: a name ending otherwise matches no rule (at one Set lookup). */
-  private readonly lastChars: Set<number> | undefined
+  /**
+   * The last two characters (one, if an ending is that short) of every rule's literal ending: a name ending otherwise
+   * matches no rule, at one Set lookup. Two, as most names end in `s` like `node_modules`, few in `es`.
+   */
+  private readonly tails: Set<number> | undefined
+  private readonly tailLength: number
 
   constructor(private readonly layers: readonly ReturnType<typeof layerOf>[] = [], private readonly scope?: TrackedScope) {
     const endings = layers.map((layer) => layer.endings)
-    this.lastChars = endings.every((list) => list !== undefined)
-      ? new Set(endings.flat().map((ending) => ending.charCodeAt(ending.length - 1)))
-      : undefined
+    const all = endings.every((list) => list !== undefined) ? endings.flat() : undefined
+    this.tailLength = all?.every((ending) => ending.length >= 2) === true ? 2 : 1
+    this.tails = all === undefined ? undefined : new Set(all.map((ending) => tailOf(ending, this.tailLength)))
   }
 
   with(base: string, text: string): GitIgnore {
@@ -45,7 +49,7 @@ export class GitIgnore {
   }
 
   private matches(dir: string, name: string, directory: boolean): boolean {
-    if (this.lastChars !== undefined && !this.lastChars.has(name.charCodeAt(name.length - 1))) return false
+    if (this.tails !== undefined && (name.length < this.tailLength || !this.tails.has(tailOf(name, this.tailLength)))) return false
     // Per entry: an indexed loop (for-of measured ~10% slower); a literal ending rules most names out before the µs-a-path matcher.
     for (let index = 0; index < this.layers.length; index++) {
       const layer = this.layers[index]
@@ -95,6 +99,10 @@ class TrackedScope {
     return true
   }
 }
+
+const tailOf = (text: string, length: number): number => length === 1
+  ? text.charCodeAt(text.length - 1)
+  : text.charCodeAt(text.length - 2) * 0x10000 + text.charCodeAt(text.length - 1)
 
 function endsWithAny(name: string, endings: readonly string[]): boolean {
   for (const ending of endings) if (name.endsWith(ending)) return true

@@ -1,16 +1,17 @@
 import type { Context } from '@deepseek-ai/cordis'
+import { lstat } from 'node:fs/promises'
 import { FsError, type FsErrorCode } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type { ListRequest } from './args.ts'
 import { argumentError, checkAborted } from './errors.ts'
 import { findRepo } from './gitignore.ts'
-import { LocalSource } from './local-source.ts'
+import { ChangedError, LocalSource } from './local-source.ts'
 import { readsAreLocal } from './local-reads.ts'
 import { ProviderSource } from './provider-source.ts'
-import { quoted } from './quote.ts'
+import { echo, fsPath, hasRawBytes, shownPath, unescapeName } from './escape.ts'
 import type { Dir, DirSource, Entry, Listing } from './types.ts'
 import { walk } from './walk.ts'
-import { place, type OutsideGate } from './workspace.ts'
+import { place, type OutsideGate, type Placement } from './workspace.ts'
 
 /** The fast path wherever the provider's reads are the local provider's own: node:fs then sees what ctx.fs would. */
 export function chooseSource(ctx: Context, root: Dir): DirSource {
@@ -24,13 +25,10 @@ export async function listDirectory(
   gate: OutsideGate | undefined,
   sourceFor: (root: Dir) => DirSource = (root) => chooseSource(ctx, root),
 ): Promise<Listing> {
-  const named = `path ${quoted(request.path)}`
+  const named = `path ${echo(request.path)}`
   let target, info
   try {
-    const placed = await place(ctx, exec, request.path)
-    gate?.verify(exec, request.path, placed)
-    target = placed.target
-    info = await ctx.fs.stat(target, exec.signal)
+    ;({ target, info } = await locate(ctx, exec, request.path, gate))
   } catch (error) {
     checkAborted(exec.signal)
     const code = (error as { code?: string }).code
@@ -38,13 +36,14 @@ export async function listDirectory(
     const reason = code === 'ENAMETOOLONG' ? 'a name in it is too long' : code === 'ELOOP' ? 'it loops through symlinks' : code
     throw new FsError(`${named} cannot be listed: ${reason}`, code === 'EACCES' ? 'FS_PERMISSION_DENIED' : 'FS_IO_ERROR', { cause: error })
   }
+  const where = shownPath(target.displayPath)
   if (info === undefined) {
-    throw new FsError(`${named} does not exist (${target.displayPath}) — list its parent directory to see what is there`, 'FS_NOT_FOUND')
+    throw new FsError(`${named} does not exist (${where}) — list its parent directory to see what is there`, 'FS_NOT_FOUND')
   }
   if (info.type !== 'directory') {
     const message = info.type === 'file'
-      ? `${named} is a file, not a directory (${target.displayPath}) — use read_file to read it`
-      : `${named} is not a directory (${target.displayPath}) — list its parent directory to see what it is`
+      ? `${named} is a file, not a directory (${where}) — use read_file to read it`
+      : `${named} is not a directory (${where}) — list its parent directory to see what it is`
     throw new FsError(message, 'FS_NOT_DIRECTORY')
   }
   const root: Dir = { display: target.displayPath, target, local: ctx.fs.processPath(target) }
@@ -58,9 +57,10 @@ export async function listDirectory(
     result = await walk(source, root, request, repo, exec.signal)
   } catch (error) {
     checkAborted(exec.signal)
+    if (error instanceof ChangedError) throw new FsError(`${named} changed while it was being listed — list it again`, 'FS_STALE_VERSION', { cause: error })
     const fault = ROOT_FAULTS.get((error as { code?: string }).code ?? '')
     if (error instanceof FsError || fault === undefined) throw error
-    throw new FsError(`cannot list "${target.displayPath}": ${fault[1]}`, fault[0], { cause: error })
+    throw new FsError(`cannot list "${where}": ${fault[1]}`, fault[0], { cause: error })
   }
   // A component swapped for a symlink while we listed would have redirected the walk.
   const after = await ctx.fs.resolve(target.displayPath, { signal: exec.signal })
@@ -69,7 +69,7 @@ export async function listDirectory(
   }
   const { offset, long } = request
   if (offset > 0 && offset >= result.total) {
-    throw argumentError(`offset ${offset} is past the end: ${target.displayPath} lists ${result.partial ? 'at least ' : ''}${result.total} `
+    throw argumentError(`offset ${offset} is past the end: ${where} lists ${result.partial ? 'at least ' : ''}${result.total} `
       + `items with these arguments — use an offset below ${result.total}, or leave offset out`)
   }
   const entries = result.shown.map(({ child, rel, siblingsCut }): Entry => {
@@ -103,6 +103,26 @@ export async function listDirectory(
   if (result.partial) value.partial = true
   if (long && !source.metadata) value.metadata_unavailable = true
   return value
+}
+
+/**
+ * The path argument's target and what is there. A path that does not exist as given but holds escapes (as listings show
+ * names) is decoded and tried again, so a name seen in a listing can be passed back; a name with bytes that are not
+ * UTF-8 is looked up locally, by its bytes.
+ */
+async function locate(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>, path: string, gate: OutsideGate | undefined) {
+  const at = async (placed: Placement) => {
+    gate?.verify(exec, path, placed)
+    const { target } = placed
+    if (!hasRawBytes(target.displayPath)) return { target, info: await ctx.fs.stat(target, exec.signal) }
+    const info = readsAreLocal(ctx.fs) ? await lstat(fsPath(ctx.fs.processPath(target))).catch(() => undefined) : undefined
+    return { target, info: info === undefined ? undefined : { type: info.isDirectory() ? 'directory' : info.isFile() ? 'file' : 'other' } }
+  }
+  const found = await at(await place(ctx, exec, path))
+  const decoded = found.info === undefined ? unescapeName(path) : undefined
+  if (decoded === undefined || decoded.includes('\0')) return found
+  const again = await at(await place(ctx, exec, decoded))
+  return again.info === undefined ? found : again
 }
 
 const ROOT_FAULTS = new Map<string, [FsErrorCode, string]>([

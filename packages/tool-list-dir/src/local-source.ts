@@ -1,44 +1,160 @@
-import { constants, lstatSync, readlinkSync, statSync, type Dirent, type Stats } from 'node:fs'
-import { lstat, readdir, readFile } from 'node:fs/promises'
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, statSync, type Dirent, type Stats } from 'node:fs'
+import { readdir } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { checkAborted } from './errors.ts'
+import { fsPath, nameFromBytes } from './escape.ts'
 import { MAX_SMALL_FILE } from './gitignore.ts'
 import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 
 /** Sync stats in slices, yielding between them: a promise per stat cost about 7x `ls -l` on 100k entries, slices 1x. */
 const SLICE = 256
 
+/**
+ * Linux names an open descriptor's directory `/proc/self/fd/N`: paths under it resolve from that directory (an openat
+ * without openat), so every read of a listing goes through a handle whose identity was checked, never through a path
+ * a swapped component could redirect. Elsewhere each directory is read by its path.
+ */
+const HANDLES = existsSync('/proc/self/fd')
+
+const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
+
+/**
+ * A directory whose own size (ext4: its blocks; tmpfs: about 20 bytes an entry) is at most this is read synchronously: a
+ * few hundred µs, where a thread-pool round trip per directory (two wake-ups on a loaded machine) cost a walk 2x `find`.
+ */
+const SYNC_DIR_BYTES = 32 * 1024
+/** Entries read synchronously between two yields to the event loop, so signals, timers and aborts are served during a walk. */
+const SYNC_RUN = 8192
+
+/** The error a swapped directory gives: its entry's error text, or the listed path's refusal. */
+export class ChangedError extends Error {
+  readonly code = 'ECHANGED'
+  constructor() {
+    super('changed while it was being read')
+  }
+}
+
 /** The fast path: one readdir with file types per directory, a stat only for entries shown or sorted by size / time. */
 export class LocalSource implements DirSource {
   readonly kind = 'local'
   readonly metadata = true
+  /** Descriptors held by the directories being read: closed by release, all of them by close. */
+  private readonly handles = new Map<Dir, number>()
+
+  /** Entries read synchronously since the walk last yielded. */
+  private run = 0
 
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
-    const dirents = await checked(dir, readdir(dir.local as string, { withFileTypes: true }), signal)
+    const [base, small] = this.enter(dir)
+    if (small && this.run > SYNC_RUN) {
+      this.run = 0
+      await yieldToLoop()
+      checkAborted(signal)
+    }
+    let dirents: Dirent[] = small ? readdirSync(base, { withFileTypes: true }) : await readdir(base, { withFileTypes: true })
+    if (small) this.run += dirents.length
+    // A name that is not valid UTF-8 reads back with U+FFFD: re-read as bytes, so it is listed (and reached) as it is.
+    if (dirents.some((dirent) => dirent.name.includes('\ufffd'))) {
+      const raw = await readdir(base, { withFileTypes: true, encoding: 'buffer' })
+      dirents = raw.map((dirent) => Object.assign(dirent, { name: nameFromBytes(dirent.name as unknown as Buffer) }) as unknown as Dirent)
+    }
+    checkAborted(signal)
     const children = dirents.map((dirent): Child => ({ name: dirent.name, type: typeOf(dirent) }))
     // `follow` (the seed's plain mode) reports what a link points at; only links pay for a stat.
     // A link that dangles, loops (ELOOP) or passes through a file or an unreadable directory is other.
     await inSlices(links === 'follow' ? children.filter((child) => child.type === 'symlink') : [], signal, (child) => {
-      const info = statOf(join(dir.local as string, child.name), true)
+      const info = statOf(under(base, child.name), true)
       child.type = info === undefined ? 'other' : typeOf(info)
     })
     return children
   }
 
-  async count(dir: Dir, signal: AbortSignal): Promise<number> {
-    return (await checked(dir, readdir(dir.local as string), signal)).length
+  /** Open `dir` (the listed one by its checked realpath, one reached by descending by name from its open parent, never through a link). */
+  private enter(dir: Dir): [base: string | Buffer, small: boolean] {
+    if (!HANDLES) {
+      // By path: a directory reached by descending must still be one, not a link swapped in since its parent was read.
+      if (dir.nested === true && lstatSync(fsPath(dir.local as string)).isDirectory() === false) throw new ChangedError()
+      return [fsPath(dir.local as string), false]
+    }
+    const parent = dir.parent === undefined ? undefined : this.handles.get(dir.parent)
+    let fd: number
+    try {
+      fd = openSync(parent === undefined ? fsPath(dir.local as string) : under(`/proc/self/fd/${parent}`, dir.name ?? ''), DIR_FLAGS)
+    } catch (error) {
+      // A link where a directory was read (ELOOP under O_NOFOLLOW), or a file now (ENOTDIR): swapped since.
+      const code = (error as { code?: string }).code
+      throw code === 'ELOOP' || code === 'ENOTDIR' ? new ChangedError() : error
+    }
+    this.handles.set(dir, fd)
+    // The listed directory is the one whose realpath was checked: a component swapped before the open would show here.
+    if (parent === undefined && !readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' }).equals(Buffer.from(fsPath(dir.local as string)))) {
+      this.release(dir)
+      throw new ChangedError()
+    }
+    return [`/proc/self/fd/${fd}`, fstatSync(fd).size <= SYNC_DIR_BYTES]
   }
 
+  /** Where `dir`'s children are reached: its handle while open, else its path. */
+  private base(dir: Dir): string | Buffer {
+    const fd = this.handles.get(dir)
+    return fd === undefined ? fsPath(dir.local as string) : `/proc/self/fd/${fd}`
+  }
+
+  release(dir: Dir): void {
+    const fd = this.handles.get(dir)
+    if (fd === undefined) return
+    this.handles.delete(dir)
+    closeSync(fd)
+  }
+
+  close(): void {
+    for (const dir of this.handles.keys()) this.release(dir) // deleting the current key keeps a Map's iteration valid
+  }
+
+  async count(dir: Dir, signal: AbortSignal): Promise<number> {
+    const [base, small] = this.enter(dir)
+    try {
+      const names = small ? readdirSync(base) : await readdir(base)
+      checkAborted(signal)
+      return names.length
+    } finally {
+      this.release(dir)
+    }
+  }
+
+  // Synchronous, as a walk reads a .gitignore per directory that has one: four thread-pool round trips each cost more than
+  // the read (at most MAX_SMALL_FILE, a few ms at worst).
   async readSmall(dir: Dir, name: string): Promise<string | undefined> {
-    // One open, no stat first: never through a symlink (as git), never blocking on a FIFO.
+    // Never through a symlink (as git), never blocking on a FIFO; the size is checked on what was opened, before reading.
     const flag = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
-    const bytes = await readFile(join(dir.local as string, name), { flag }).catch(() => undefined)
-    return bytes !== undefined && bytes.length <= MAX_SMALL_FILE ? bytes.toString('utf8') : undefined
+    let fd
+    try {
+      fd = openSync(under(this.base(dir), name), flag)
+    } catch {
+      return undefined
+    }
+    try {
+      const info = fstatSync(fd)
+      if (!info.isFile() || info.size > MAX_SMALL_FILE) return undefined
+      // At most the size seen (plus one byte, to see it grew past the limit), however the file changes meanwhile.
+      const bytes = Buffer.alloc(Math.min(info.size, MAX_SMALL_FILE) + 1)
+      let filled = 0
+      while (filled < bytes.length) {
+        const read = readSync(fd, bytes, filled, bytes.length - filled, filled)
+        if (read === 0) break
+        filled += read
+      }
+      return filled > MAX_SMALL_FILE ? undefined : bytes.toString('utf8', 0, filled)
+    } catch {
+      return undefined
+    } finally {
+      closeSync(fd)
+    }
   }
 
   async exists(dir: Dir, name: string): Promise<boolean> {
-    return await lstat(join(dir.local as string, name)).then(() => true, () => false)
+    return statOf(under(this.base(dir), name), false) !== undefined
   }
 
   parent(dir: Dir): Dir | undefined {
@@ -47,14 +163,15 @@ export class LocalSource implements DirSource {
   }
 
   child(dir: Dir, name: string): Dir {
-    return { display: join(dir.display, name), local: join(dir.local as string, name), nested: true }
+    return { display: join(dir.display, name), local: join(dir.local as string, name), nested: true, parent: dir, name }
   }
 
   async details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Promise<void> {
+    const base = this.base(dir)
     await inSlices(children, signal, (child) => {
       if (!meta && child.type !== 'file') return
       if (meta ? child.mtimeMs !== undefined : child.size !== undefined) return // already fetched to sort
-      const path = join(dir.local as string, child.name)
+      const path = under(base, child.name)
       const info = statOf(path, links === 'follow' && child.type !== 'symlink')
       if (info === undefined) return // vanished between readdir and stat: shown without details
       if (child.type === 'file') child.size = info.size
@@ -63,7 +180,8 @@ export class LocalSource implements DirSource {
       child.mode = info.mode
       if (child.type !== 'symlink') return
       try {
-        child.target = readlinkSync(path)
+        const target = readlinkSync(path, { encoding: 'buffer' })
+        child.target = nameFromBytes(target)
       } catch {
         // replaced between readdir and readlink: shown without a target
       }
@@ -71,16 +189,15 @@ export class LocalSource implements DirSource {
   }
 }
 
-/** A directory reached by descending must still be one, not a link swapped in since its parent was read (lstat beside the read). */
-async function checked<T>(dir: Dir, read: Promise<T>, signal: AbortSignal): Promise<T> {
-  const [info, result] = await Promise.all([dir.nested === true ? lstat(dir.local as string) : undefined, read])
-  if (info?.isDirectory() === false) throw new Error('changed during listing') // the entry's error text
-  checkAborted(signal)
-  return result
+/** `name` in the directory reached by `base`: a string path when both are valid UTF-8, else bytes. */
+function under(base: string | Buffer, name: string): string | Buffer {
+  const bytes = fsPath(name)
+  if (typeof base === 'string' && typeof bytes === 'string') return `${base}/${bytes}`
+  return Buffer.concat([Buffer.from(base), Buffer.from('/'), Buffer.from(bytes)])
 }
 
 /** A stat (`follow`) or lstat; undefined for whatever fails it (gone, a loop, permission denied). */
-function statOf(path: string, follow: boolean): Stats | undefined {
+function statOf(path: string | Buffer, follow: boolean): Stats | undefined {
   try {
     return (follow ? statSync : lstatSync)(path, { throwIfNoEntry: false })
   } catch {

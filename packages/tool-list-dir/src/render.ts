@@ -1,4 +1,5 @@
 import type { callMode } from './args.ts'
+import { escapeName as esc } from './escape.ts'
 import type { Entry, Listing } from './types.ts'
 
 /** The seed's rule: 50 box-drawing characters. */
@@ -30,14 +31,14 @@ function emptyMessage(value: Listing, mode: RenderMode): string | undefined {
   if (value.stats.total > 0) return undefined
   const hid = value.ignored ?? 0
   const left = value.filtered ?? 0
-  if (left === 0 && hid === 0 && value.gitignored === undefined) return `Directory ${value.path} is empty.`
+  if (left === 0 && hid === 0 && value.gitignored === undefined) return `Directory ${esc(value.path)} is empty.`
   if (value.gitignored !== undefined) {
     const filters = left === 0 ? '' : ` Nothing matches ${mode.filters.join(' and ')} (${items(left)} left out).`
-    return `Directory ${value.path} is not empty. Hidden: ${hiddenParts(value)}.${filters}`
+    return `Directory ${esc(value.path)} is not empty. Hidden: ${hiddenParts(value)}.${filters}`
   }
-  if (left === 0) return `Directory ${value.path} is not empty. The ignore patterns hid ${items(hid)}.`
+  if (left === 0) return `Directory ${esc(value.path)} is not empty. The ignore patterns hid ${items(hid)}.`
   const also = hid > 0 ? ` The ignore patterns hid ${items(hid)}.` : ''
-  return `Directory ${value.path} is not empty, but nothing matches ${mode.filters.join(' and ')} (${items(left)} left out).${also}`
+  return `Directory ${esc(value.path)} is not empty, but nothing matches ${mode.filters.join(' and ')} (${items(left)} left out).${also}`
 }
 
 function listLines(value: Listing, mode: RenderMode): string[] {
@@ -46,7 +47,7 @@ function listLines(value: Listing, mode: RenderMode): string[] {
   const modified = value.entries.some((entry) => entry.modified !== undefined)
   const lines = value.entries.map((entry) => {
     const size = entry.type === 'file' ? `${String(entry.size ?? '?').padStart(10)} B` : ''
-    const plainName = entry.type === 'directory' ? `${entry.name}/${errorNote(entry)}` : displayName(entry)
+    const plainName = entry.type === 'directory' ? `${esc(entry.name)}/${errorNote(entry)}` : displayName(entry)
     if (!mode.long) return `${`${TAGS[entry.type]}${size}`.padEnd(16)}  ${plainName}`
     const parts = [TAGS[entry.type].padEnd(5)]
     if (permissions) parts.push((entry.permissions ?? '-').padEnd(9))
@@ -54,15 +55,15 @@ function listLines(value: Listing, mode: RenderMode): string[] {
     if (modified) parts.push((entry.modified ?? '-').padEnd(24))
     return [...parts, displayName(entry)].join('  ')
   })
-  return [`Listed ${atLeast(value)}${items(value.stats.total)} in ${value.path}:`, RULE, ...lines, RULE]
+  return [`Listed ${atLeast(value)}${items(value.stats.total)} in ${esc(value.path)}:`, RULE, ...lines, RULE]
 }
 
 function displayName(entry: Entry): string {
-  if (entry.type === 'directory') return `${entry.name}/${collapsedNote(entry)}${errorNote(entry)}`
-  return entry.type === 'symlink' ? linkName(entry) : entry.name
+  if (entry.type === 'directory') return `${esc(entry.name)}/${collapsedNote(entry)}${errorNote(entry)}`
+  return entry.type === 'symlink' ? linkName(entry) : esc(entry.name)
 }
 
-const linkName = (entry: Entry): string => entry.target === undefined ? `${entry.name} (symlink)` : `${entry.name} -> ${entry.target}`
+const linkName = (entry: Entry): string => entry.target === undefined ? `${esc(entry.name)} (symlink)` : `${esc(entry.name)} -> ${esc(entry.target)}`
 
 const errorNote = (entry: Entry): string => entry.error === undefined ? '' : ` [unreadable: ${entry.error}]`
 
@@ -74,20 +75,20 @@ function collapsedNote(entry: Entry): string {
 }
 
 function treeLines(value: Listing, mode: RenderMode): string[] {
-  const lines = [mode.pathArg === '/' ? '/' : `${mode.pathArg.replace(/\/+$/, '')}/`]
+  const lines = [mode.pathArg === '/' ? '/' : `${esc(mode.pathArg.replace(/\/+$/, ''))}/`]
   const flat = mode.filters.some((filter) => filter.startsWith('pattern') || filter === 'files_only')
   // lastAt[k]: whether the entry currently open at depth k is the last of its siblings.
   const lastAt: boolean[] = []
   value.entries.forEach((entry, index) => {
     const rel = entry.path ?? entry.name
     if (flat) {
-      const name = entry.type === 'directory' ? `${rel}/${collapsedNote(entry)}` : rel
-      lines.push(`  ${name}${entry.type === 'symlink' ? ` -> ${entry.target ?? '(symlink)'}` : ''}${errorNote(entry)}${detailNote(entry, mode)}`)
+      const name = entry.type === 'directory' ? `${esc(rel)}/${collapsedNote(entry)}` : esc(rel)
+      lines.push(`  ${name}${entry.type === 'symlink' ? ` -> ${entry.target === undefined ? '(symlink)' : esc(entry.target)}` : ''}${errorNote(entry)}${detailNote(entry, mode)}`)
       return
     }
     const depth = depthOf(entry)
     // A page that starts inside a directory names the directories it continues (not entries).
-    if (index === 0) rel.split('/').slice(0, -1).forEach((name, level) => lines.push(`${'│   '.repeat(level)}├── ${name}/ (continued)`))
+    if (index === 0) rel.split('/').slice(0, -1).forEach((name, level) => lines.push(`${'│   '.repeat(level)}├── ${esc(name)}/ (continued)`))
     const last = isLast(value.entries, index, depth) && entry.siblings_cut !== true
     lastAt[depth] = last
     const prefix = Array.from({ length: depth - 1 }, (_, level) => lastAt[level + 1] ? '    ' : '│   ').join('')

@@ -2,6 +2,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import { defineTool, type GenericCallView, type GenericResultView, type ToolDefinition, type ToolResult } from '@deepseek-ai/dsh-tools'
 import { blanksAsAbsent } from './absent.ts'
 import { callMode, parameters, parseArgs, type ListArgs } from './args.ts'
+import { shownPath } from './escape.ts'
 import type { Config } from './config.ts'
 import { listDirectory } from './list.ts'
 import { renderListing } from './render.ts'
@@ -27,16 +28,16 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
 export function presentCall(args: ListArgs): GenericCallView {
   const flags = [
     args.recursive === true || args.depth !== undefined ? `tree${args.depth === undefined ? '' : `, depth ${args.depth}`}` : undefined,
-    args.pattern,
+    args.pattern === undefined ? undefined : shownPath(args.pattern),
     args.long === true ? 'long' : undefined,
     args.all === true ? 'all' : undefined,
     (args.offset ?? 0) > 0 ? `from ${args.offset}` : undefined,
   ].filter((flag) => flag !== undefined)
-  const title = `List ${args.path}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`
+  const title = `List ${shownPath(args.path)}${flags.length > 0 ? ` (${flags.join(', ')})` : ''}`
   return { card: 'generic', title, kind: 'read', locations: [{ path: args.path }] }
 }
 
 /** The completed card: the model's own text (the seed layout is made for people too). */
 export function presentResult(args: ListArgs, result: ToolResult): GenericResultView | undefined {
-  return result.isError ? undefined : { card: 'generic', title: `Listed ${args.path}`, content: result.content }
+  return result.isError ? undefined : { card: 'generic', title: `Listed ${shownPath(args.path)}`, content: result.content }
 }

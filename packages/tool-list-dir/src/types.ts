@@ -58,6 +58,9 @@ export interface Dir {
   local?: string
   target?: FsTarget
   nested?: boolean // reached by descending: checked to still be a directory, not a link, when read
+  /** Reached by descending: the directory it was listed in, and its name there (it is opened from its parent's handle). */
+  parent?: Dir
+  name?: string
 }
 
 /** `follow`, the seed's plain mode: a link to a directory lists as a directory, a dangling one as other. */
@@ -77,6 +80,9 @@ export interface DirSource {
   readSmall(dir: Dir, name: string, signal: AbortSignal): Promise<string | undefined>
   /** Whether `name` exists in `dir`, not following a final symlink. */
   exists(dir: Dir, name: string, signal: AbortSignal): Promise<boolean>
+  /** Let go of what reading `dir` holds (its handle); `close` lets go of everything still held. */
+  release?(dir: Dir): void
+  close?(): void
   /** The directory above (by its process path), undefined at the filesystem root. */
   parent(dir: Dir): Dir | undefined
 }

@@ -26,7 +26,7 @@ const ORDERS: Record<ListRequest['sort'], Compare> = {
 }
 
 /** A listed entry; `siblingsCut`: the last shown one of its directory while later siblings did not fit. */
-interface Item { child: Child, rel: string, dir: Dir, siblingsCut?: boolean }
+interface Item { child: Child, rel: string, siblingsCut?: boolean }
 
 /** A directory and its read: the children, and the text of its own .gitignore when the walk uses one. */
 type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined }>]
@@ -44,6 +44,9 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     const listed = source.children(dir, request.links, signal).then(async (children) => {
       const hasRules = repo !== undefined && children.some((child) => child.name === '.gitignore' && child.type === 'file')
       return { children, gitignore: hasRules ? await source.readSmall(dir, '.gitignore', signal) : undefined }
+    }, (error: unknown) => {
+      source.release?.(dir)
+      throw error
     })
     listed.catch(() => undefined)
     return [dir, listed]
@@ -70,15 +73,20 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     if (request.sort === 'size' || request.sort === 'modified') {
       await source.details(dir, children, request.links, request.sort === 'modified', signal)
     }
-    children.sort(compare)
+    // Without filters each child takes a place in the window: only the first `places` of them can be shown, so only
+    // they need ordering (the collator is most of a walk's CPU time); the rest are only counted, in any order.
+    const places = request.pattern !== undefined || request.only !== undefined ? Infinity : request.offset + request.cap - result.total
+    inOrder(children, compare, places)
     // The last shown entry of this directory, so a cut sibling list is drawn open (├──, │).
     let lastShown: Item | undefined
-    const list = (item: Item): void => {
+    const shownHere: Child[] = []
+    const list = (child: Child, rel: string): void => {
       result.total++
-      result.counts[item.child.type]++
+      result.counts[child.type]++
       if (result.total > request.offset && result.shown.length < request.cap) {
-        result.shown.push(item)
-        lastShown = item
+        lastShown = { child, rel }
+        result.shown.push(lastShown)
+        shownHere.push(child)
       } else if (lastShown !== undefined) {
         lastShown.siblingsCut = true
       }
@@ -87,11 +95,15 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     const reads: Reading[] = []
     let visited = 0
     for (const child of children) {
-      const item: Item = { child, rel: prefix === '' ? child.name : `${prefix}/${child.name}`, dir }
-      const listed = (request.only === undefined || child.type === request.only) && (request.pattern?.(item.rel) ?? true)
-      if (listed) list(item)
+      const descend = child.type === 'directory' && child.collapsed === undefined && level < request.depth
+      // The relative path only where it is used (a pattern, a shown entry, a directory to enter): no string per counted file.
+      const rel = request.pattern !== undefined || descend || (result.total >= request.offset && result.shown.length < request.cap)
+        ? prefix === '' ? child.name : `${prefix}/${child.name}`
+        : child.name
+      const listed = (request.only === undefined || child.type === request.only) && (request.pattern?.(rel) ?? true)
+      if (listed) list(child, rel)
       else result.filtered++
-      if (child.type !== 'directory' || child.collapsed !== undefined || level >= request.depth) continue
+      if (!descend) continue
       visited++
       // Every child of a directory already read is counted; the budget only stops descending.
       if (result.total >= WALK_BUDGET) {
@@ -100,32 +112,89 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       }
       for (const ahead of subdirs.slice(reads.length, visited + READ_AHEAD)) reads.push(open(source.child(dir, ahead.name, ahead)))
       try {
-        await visit(reads[visited - 1] ?? open(source.child(dir, child.name, child)), item.rel, level + 1, rules)
+        await visit(reads[visited - 1] ?? open(source.child(dir, child.name, child)), rel, level + 1, rules)
       } catch (error) {
         checkAborted(signal)
         // Reported on its entry, not fatal, and listed even when the filters would hide it: the gap is never silent.
         child.error = describeError(error)
         if (!listed) {
           result.filtered--
-          list(item)
+          list(child, rel)
         }
       }
     }
+    // Details of what is shown, while this directory is still open: through its handle, never by a path.
+    if (shownHere.length > 0) await shown(dir, shownHere)
+    source.release?.(dir)
   }
 
-  await visit(open(root), '', 1, repo?.rules)
-  await Promise.all(result.shown.map(async ({ dir, child }) => {
-    await source.details(dir, [child], request.links, request.links === 'keep', signal)
-    if (child.collapsed === undefined) return
-    try {
-      // A collapsed directory shows how many direct children it has: one readdir each, shown ones only.
-      child.children = await source.count(source.child(dir, child.name, child), signal)
-    } catch (error) {
-      checkAborted(signal)
-      child.error = describeError(error)
-    }
-  }))
+  const shown = async (dir: Dir, shownHere: Child[]): Promise<void> => {
+    await source.details(dir, shownHere, request.links, request.links === 'keep', signal)
+    await Promise.all(shownHere.filter((child) => child.collapsed !== undefined).map(async (child) => {
+      try {
+        // A collapsed directory shows how many direct children it has: one readdir each, shown ones only.
+        child.children = await source.count(source.child(dir, child.name, child), signal)
+      } catch (error) {
+        checkAborted(signal)
+        child.error = describeError(error)
+      }
+    }))
+  }
+
+  try {
+    await visit(open(root), '', 1, repo?.rules)
+  } finally {
+    source.close?.()
+  }
   return result
+}
+
+/** Put the first `count` children in order (a bounded max-heap picks them, then they are sorted); the rest follow unordered. */
+function inOrder(children: Child[], compare: Compare, count: number): void {
+  if (count >= children.length || children.length <= 16) {
+    children.sort(compare)
+    return
+  }
+  if (count <= 0) return
+  const heap: Child[] = [] // the `count` least so far, greatest at the top
+  const rest: Child[] = []
+  for (const child of children) {
+    if (heap.length < count) {
+      heap.push(child)
+      siftUp(heap, heap.length - 1, compare)
+    } else if (compare(child, heap[0] as Child) < 0) {
+      rest.push(heap[0] as Child)
+      heap[0] = child
+      siftDown(heap, compare)
+    } else {
+      rest.push(child)
+    }
+  }
+  heap.sort(compare)
+  heap.forEach((child, index) => { children[index] = child })
+  rest.forEach((child, index) => { children[heap.length + index] = child })
+}
+
+function siftUp(heap: Child[], at: number, compare: Compare): void {
+  while (at > 0) {
+    const up = (at - 1) >> 1
+    if (compare(heap[at] as Child, heap[up] as Child) <= 0) return
+    ;[heap[at], heap[up]] = [heap[up] as Child, heap[at] as Child]
+    at = up
+  }
+}
+
+function siftDown(heap: Child[], compare: Compare): void {
+  for (let at = 0; ;) {
+    const left = 2 * at + 1
+    const right = left + 1
+    let top = at
+    if (left < heap.length && compare(heap[left] as Child, heap[top] as Child) > 0) top = left
+    if (right < heap.length && compare(heap[right] as Child, heap[top] as Child) > 0) top = right
+    if (top === at) return
+    ;[heap[at], heap[top]] = [heap[top] as Child, heap[at] as Child]
+    at = top
+  }
 }
 
 function describeError(error: unknown): string {
@@ -133,5 +202,6 @@ function describeError(error: unknown): string {
   if (code === 'EACCES' || code === 'EPERM' || code === 'FS_PERMISSION_DENIED') return 'permission denied'
   if (code === 'ENOENT' || code === 'FS_NOT_FOUND') return 'vanished during listing'
   if (code === 'ENOTDIR' || code === 'FS_NOT_DIRECTORY') return 'no longer a directory'
+  if (code === 'ELOOP') return 'changed while it was being read'
   return (error as Error).message || 'unreadable'
 }

@@ -74,7 +74,7 @@ describe('faults during a listing', () => {
         }
       })
       const value = await listDirectory(host.ctx, call(), parseArgs({ path: 'a', recursive: true }, 100), undefined, () => source)
-      expect(value.entries.find((entry) => entry.path === 'locked')?.error).toBe('changed during listing')
+      expect(value.entries.find((entry) => entry.path === 'locked')?.error).toBe('changed while it was being read')
       expect(value.entries.some((entry) => entry.path?.includes('secret.txt'))).toBe(false)
     } finally {
       await removeTmpDir(outside)

@@ -194,7 +194,7 @@ describe('errors name the argument and say what would work', () => {
   it('a huge path string is a clear error that does not echo it whole', async () => {
     expect(textOf(await list({ path: 'a/'.repeat(5000) }))).toBe('Error: path is 10000 characters; paths have at most 4096 — pass a shorter or relative path')
     const long = await list({ path: 'x'.repeat(300) })
-    expect(textOf(long)).toBe(`Error: path "${'x'.repeat(120)}…" cannot be listed: a name in it is too long`)
+    expect(textOf(long)).toBe(`Error: path "${'x'.repeat(120)}…" (300 characters) cannot be listed: a name in it is too long`)
   })
 
   it('a symlink loop as the path', async () => {
