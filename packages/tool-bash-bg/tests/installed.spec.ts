@@ -3,7 +3,7 @@
  * (as the Loader resolves `name`), and a host process whose exit kills every shell.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -156,12 +156,16 @@ describe('crash leftovers', () => {
     const other = startHost('escape', mark, unshare)
     await other.ready
     await until(() => pidsWithMarker(mark, true).length === 3, 'the other namespace\'s shell')
-    const logDirs = () => readdirSync(join(tmpdir(), `dsh-bash-bg-${process.getuid?.() ?? 0}`)).filter((name) => name.startsWith('host-') && !name.endsWith('.json'))
-    const before = logDirs()
+    // The other host's log directory: the one holding its shell's log.
+    const base = join(tmpdir(), `dsh-bash-bg-${process.getuid?.() ?? 0}`)
+    const shellId = /ready (bg-[a-z0-9]{6})/.exec(other.output())?.[1] ?? ''
+    const hostDir = readdirSync(base).find((name) => !name.endsWith('.json') && existsSync(join(base, name, `${shellId}.log`)))
+    expect(hostDir).toBeDefined()
     local = await withTasks()
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect(pidsWithMarker(mark, true)).toHaveLength(3)
-    expect(logDirs()).toEqual(expect.arrayContaining(before))
+    expect(existsSync(join(base, hostDir ?? '', `${shellId}.log`))).toBe(true)
+    expect(existsSync(join(base, `${hostDir ?? ''}.json`))).toBe(true)
     expect(await tasks(local)).toBe('No background shells are running.')
     other.child.stdin?.write('exit\n')
     await other.exited
