@@ -8,14 +8,16 @@
 
 /** What the fast path stands in for (resolve and stat still go through ctx.fs on both paths). */
 const READS = ['processPath', 'lstat', 'readText', 'streamText', 'readBytes', 'listDir']
+/** Reads a later host adds (readByteRange from DSH 0.1.3): overriding one is not local, lacking it is (0.1.0 has none). */
+const LATER_READS = ['readByteRange']
+const ALL_READS = [...READS, ...LATER_READS]
 
 export function readsAreLocal(fs: object): boolean {
-  if (READS.some((method) => Object.hasOwn(fs, method))) return false
+  if (ALL_READS.some((method) => Object.hasOwn(fs, method))) return false
   for (let proto = Object.getPrototypeOf(fs); proto !== null; proto = Object.getPrototypeOf(proto)) {
-    const defined = READS.filter((method) => Object.hasOwn(proto, method))
-    if (defined.length === 0) continue
-    // The first class that defines a read must be the local provider, defining all of them.
-    return (proto as { constructor?: { name?: string } }).constructor?.name === 'LocalFileSystem' && defined.length === READS.length
+    if (!ALL_READS.some((method) => Object.hasOwn(proto, method))) continue
+    // The first class that defines a read must be the local provider, defining all of the first host's.
+    return (proto as { constructor?: { name?: string } }).constructor?.name === 'LocalFileSystem' && READS.every((method) => Object.hasOwn(proto, method))
   }
   return false
 }

@@ -8,7 +8,10 @@ import { spawnInWorld } from './seam-spawn.ts'
 
 /** The seam's TERM→KILL grace at a timeout or abort (and its drain of pipes a leftover holds open). */
 const GRACE_MS = 2000
-/** How long the tree may take to empty once the command closed its output before what is left counts as leftovers (it ends at once when the tree is gone). */
+/**
+ * How long the tree may take to empty once the command closed its output before what is left counts as leftovers
+ * (it ends at once when the tree is gone).
+ */
 const SETTLE_MS = 500
 
 function stream(reader: SubprocessOutputReader | undefined): ForegroundValue['stdout'] {

@@ -10,7 +10,10 @@ const MIN_POLL_MS = 20
 const MAX_POLL_MS = 250
 /** After the seam's SIGKILL, how long to wait for the tree to go before reporting it as surviving. */
 const AFTER_SIGKILL_MS = 1000
-/** Once the command closed its output, how long the tree may take to go before what is left counts as still running (it ends at once when the tree is gone). */
+/**
+ * Once the command closed its output, how long the tree may take to go before what is left counts as still running
+ * (it ends at once when the tree is gone).
+ */
 const SETTLE_MS = 500
 
 type Channel = 'stdout' | 'stderr'

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path'
 import type { FileSystem } from '@deepseek-ai/dsh-fs'
 
 /** Largest index read: about a million entries, past the index of any monorepo git handles well. */
-export const MAX_INDEX_BYTES = 128 * 1024 * 1024
+const MAX_INDEX_BYTES = 128 * 1024 * 1024
 /** Largest `git ls-files -z` output taken, and how long it may run. */
 const MAX_LS_FILES_BYTES = 128 * 1024 * 1024
 const LS_FILES_TIMEOUT_MS = 20_000
