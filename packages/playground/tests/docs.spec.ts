@@ -25,3 +25,11 @@ describe('docs/dsh-users.md', () => {
     expect(yamlBlocks).toHaveLength(5)
   })
 })
+
+describe('package READMEs', () => {
+  // The house limit: a README a user reads through, not a history.
+  it.each(['tool-list-dir', 'tool-read', 'tool-bash-bg', 'tool-kill-shell'])('%s/README.md is at most 1,500 words', (pkg) => {
+    const words = readFileSync(join(root, 'packages', pkg, 'README.md'), 'utf8').split(/\s+/).filter((word) => word !== '').length
+    expect(words).toBeLessThanOrEqual(1500)
+  })
+})
