@@ -7,6 +7,7 @@ import LocalAttachmentStore from '@deepseek-ai/dsh-attachment-local'
 import { AttachmentId, type ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
 import { execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
 import { formatBytes } from '../src/render.ts'
+import type { ImageValue } from '../src/value.ts'
 import { readHost } from './harness.ts'
 
 let host: Host | undefined
@@ -151,10 +152,10 @@ describe('a store that admits only JPEG', () => {
     for (const [file, size] of [['pic.bmp', [40, 30]], ['big.png', [2000, 66]]] as const) {
       const result = await execTool(on.ctx, 'read_file', { file_path: file }, { agent: on.agent() })
       expect(result.isError, textOf(result)).toBe(false)
-      const attached = (result.value as unknown as { attached: { attachment_id: string, media_type: 'image/jpeg', bytes: number, width: number, height: number } }).attached
+      const attached = (result.value as ImageValue).attached!
       expect(attached).toMatchObject({ media_type: 'image/jpeg', width: size[0], height: size[1] })
-      const { bytes, width, height } = attached
-      const stored = await storedImage(on, { attachmentId: AttachmentId(attached.attachment_id), mediaType: attached.media_type, bytes, width, height })
+      const { bytes, width, height, media_type: mediaType } = attached
+      const stored = await storedImage(on, { attachmentId: AttachmentId(attached.attachment_id), mediaType, bytes, width, height })
       expect(stored.format).toBe('jpeg')
     }
   })

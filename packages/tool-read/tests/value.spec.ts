@@ -103,7 +103,8 @@ describe('the declared output schema', () => {
     expect(bad).toMatchObject({ start_line: 1, total_lines: 3, total_exact: true, cut_lines: 0, byte_capped: false, first_invalid_line: 2 })
     expect(legacy).toMatchObject({ encoding: expect.any(String), total_lines: 20 })
     expect(nb).toMatchObject({ language: 'python', start_cell: 1, total_cells: 3, byte_capped: false })
-    const cells = nb!.cells as { execution_count?: number | null, outputs: { image?: { media_type: string, attached: Record<string, unknown> | null } }[] }[]
+    type Cell = { execution_count?: number | null, outputs: { image?: { media_type: string, attached: Record<string, unknown> | null } }[] }
+    const cells = nb!.cells as Cell[]
     expect(cells.map((cell) => cell.execution_count)).toEqual([undefined, 3, null])
     expect(cells[1]!.outputs[0]!.image).toMatchObject({ media_type: 'image/png', attached: { media_type: 'image/png', width: 64, height: 48 } })
     expect(image!.attached).toMatchObject({ attachment_id: expect.stringMatching(/^sha256:/u), media_type: 'image/png', width: 40, height: 30 })
