@@ -1,7 +1,7 @@
 /** Pure: canonical value -> the text (and image) the model receives. */
 
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
-import { AttachmentId } from '@deepseek-ai/dsh-attachment'
+import { AttachmentId, type ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
 import { FORMAT_NAMES } from './image.ts'
 import { formatCell, notebookHeader } from './notebook.ts'
 import { isUnicodeEditable } from './encoding.ts'
@@ -93,7 +93,7 @@ function renderImage(value: ImageValue): string {
 }
 
 /** The value's record of an attachment as the host's image block takes it. */
-function attachmentRef({ attachment_id: id, media_type: mediaType, bytes, width, height, name }: Attached) {
+function attachmentRef({ attachment_id: id, media_type: mediaType, bytes, width, height, name }: Attached): ImageAttachmentRef {
   return { attachmentId: AttachmentId(id), mediaType, bytes, width, height, ...name === undefined ? {} : { name } }
 }
 

@@ -104,6 +104,7 @@ const PDF = object({
   ...GREW,
 })
 
+/** Tagged by `kind`, as bash_bg's values are: inside a read value `type` already names a notebook cell's or output's type. */
 export const VALUE_SCHEMA = { oneOf: [TEXT, NOTEBOOK, IMAGE, PDF] } as const
 
 export type ReadValue = InferValue<typeof VALUE_SCHEMA>
