@@ -44,7 +44,7 @@ for (const [provider, composition] of COMPOSITIONS) {
       const content = Buffer.concat([Buffer.from('\uFEFFname,city\nJosé,Zürich\n'), Buffer.from([0xe9, 0x0a, 0x80, 0x0a])])
       const { text, value } = await read('bom-bad.csv', content)
       expect(text).not.toContain('ï»¿')
-      expect(value).toMatchObject({ encoding: 'utf-8', lines: ['name,city', 'José,Zürich', '\uFFFD', '\uFFFD'], firstInvalidLine: 3 })
+      expect(value).toMatchObject({ encoding: 'utf-8', lines: ['name,city', 'José,Zürich', '\uFFFD', '\uFFFD'], first_invalid_line: 3 })
     })
 
     it('128 bytes of 0x80, and bytes that are mostly controls, are binary (no encoding claims them)', async () => {
@@ -63,17 +63,17 @@ for (const [provider, composition] of COMPOSITIONS) {
       lines[899] = 'a NUL\0here'
       const content = Buffer.from(`${lines.join('\n')}\n`)
       expect((await read('nul.txt', content)).text).toMatch(/^Error: cannot read ".*nul\.txt": binary file \(a NUL byte on line 900\)/)
-      expect((await read('nul.txt', undefined, { offset: 1, limit: 10 })).value).toMatchObject({ lines: lines.slice(0, 10), totalLines: 1000 })
+      expect((await read('nul.txt', undefined, { offset: 1, limit: 10 })).value).toMatchObject({ lines: lines.slice(0, 10), total_lines: 1000 })
     })
 
     it('a lone CR ends a line: the last state of a progress bar is reachable by offset', async () => {
       const bar = Array.from({ length: 400 }, (_, i) => `Downloading ${'#'.repeat(i % 40)} ${(i / 4).toFixed(1)}%`).join('\r')
       const content = Buffer.from(`start\n${bar}\rDownload complete\n`)
       const first = await read('progress.log', content, { limit: 3 })
-      expect(first.value).toMatchObject({ lines: ['start', 'Downloading  0.0%', 'Downloading # 0.3%'], totalLines: 402 })
+      expect(first.value).toMatchObject({ lines: ['start', 'Downloading  0.0%', 'Downloading # 0.3%'], total_lines: 402 })
       expect((await read('progress.log', undefined, { offset: 402 })).text).toBe('402\tDownload complete')
       // Classic Mac endings, and CRLF mixed in, count alike.
-      expect((await read('mac.txt', Buffer.from('one\rtwo\r\nthree\r'))).value).toMatchObject({ lines: ['one', 'two', 'three'], totalLines: 3 })
+      expect((await read('mac.txt', Buffer.from('one\rtwo\r\nthree\r'))).value).toMatchObject({ lines: ['one', 'two', 'three'], total_lines: 3 })
     })
 
     it('a 100 GiB sparse file read past its text stops at the hole as binary, within seconds', async () => {
@@ -83,7 +83,7 @@ for (const [provider, composition] of COMPOSITIONS) {
       const { text } = await read('sparse.txt', undefined, { offset: 50_000 })
       expect(text).toMatch(/^Error: cannot read ".*sparse\.txt": binary file \(64 KiB of NUL bytes in a row, as in a sparse file's hole\)/)
       // A window inside the text is still served (the total, for a file this size, an estimate).
-      expect((await read('sparse.txt', undefined, { offset: 10, limit: 2 })).value).toMatchObject({ lines: ['a line of text', 'a line of text'], totalExact: false })
+      expect((await read('sparse.txt', undefined, { offset: 10, limit: 2 })).value).toMatchObject({ lines: ['a line of text', 'a line of text'], total_exact: false })
     })
 
     it('a host in the middle of reading 128 MiB of windows-1251 (detection, then a scan) answers SIGTERM at once', async () => {

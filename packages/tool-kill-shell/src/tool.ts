@@ -8,7 +8,7 @@ import { killShell } from './kill.ts'
 import { presentCall, presentResult } from './present.ts'
 import { quoted } from './quote.ts'
 import { renderKill, renderNotFound } from './render.ts'
-import { VALUE_SCHEMA, type KillShellValue } from './value.ts'
+import { VALUE_SCHEMA } from './value.ts'
 
 const SIGNALS = ['SIGTERM', 'SIGKILL', 'SIGINT'] as const
 
@@ -28,7 +28,7 @@ export function killShellTool(ctx: Context, config: Config): ToolDefinition {
     },
     output: {
       schema: VALUE_SCHEMA,
-      render: (_args, value) => [{ type: 'text', text: renderKill(value as KillShellValue) }],
+      render: (_args, value) => [{ type: 'text', text: renderKill(value) }],
       presentationMeta: (_args, value) => value,
     },
     async execute(args, exec) {

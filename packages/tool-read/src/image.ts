@@ -9,6 +9,7 @@ import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
 import { bmpInfo, decodeBmp } from './bmp.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
+import type { Attached, ImageValue } from './value.ts'
 
 /** The most pixels decoded: sharp's own input limit, applied to BMP too. */
 const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
@@ -16,7 +17,7 @@ const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
 /** The widest BMP decoded: it is decoded a row at a time, so a row's width bounds the memory a decode takes. */
 const MAX_BMP_WIDTH = 65_536
 
-export type ImageFormat = 'png' | 'jpeg' | 'gif' | 'webp' | 'bmp'
+export type ImageFormat = ImageValue['format']
 
 const IMAGE_EXTENSIONS: Readonly<Record<string, ImageFormat>> = {
   '.png': 'png', '.jpg': 'jpeg', '.jpeg': 'jpeg', '.gif': 'gif', '.webp': 'webp', '.bmp': 'bmp',
@@ -39,19 +40,6 @@ export function sniffImage(bytes: Uint8Array): ImageFormat | undefined {
   if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'webp'
   if (at(0, 0x42, 0x4d)) return 'bmp'
   return undefined
-}
-
-export type ImageRead = {
-  format: ImageFormat
-  /** As displayed: after the EXIF orientation. */
-  width: number
-  height: number
-  /** The file's size in bytes. */
-  bytes: number
-  /** An animation's frame count and the (1-based) frame attached. */
-  animated?: { frames: number, shown: number }
-  attached: { attachmentId: string, mediaType: ImageMediaType, bytes: number, width: number, height: number, name?: string } | null
-  reason?: 'no-image-input' | 'no-attachment-store'
 }
 
 /** Whether the calling route declares image input (the gate first-party read_image uses). */
@@ -173,8 +161,6 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
   return { value: { ...base, attached }, observe: true }
 }
 
-export type Attached = NonNullable<ImageRead['attached']>
-
 /** Fit an inspected image to the store (re-encoded when it must be) and save it; `byteCap` bounds the encoded bytes. */
 export async function attachImage(attachments: AttachmentStore, displayPath: string, name: string, data: Uint8Array, format: ImageFormat,
   decoded: Inspected, byteCap: number, signal: AbortSignal): Promise<Attached> {
@@ -208,6 +194,6 @@ export async function attachImage(attachments: AttachmentStore, displayPath: str
     if (!(error instanceof AttachmentError)) throw error
     throw new FsError(`cannot read "${displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
   })
-  const { attachmentId, mediaType: type, bytes, width, height } = ref
-  return { attachmentId: String(attachmentId), mediaType: type, bytes, width, height, ...ref.name === undefined ? {} : { name: ref.name } }
+  const { attachmentId, mediaType: savedType, bytes, width, height, name: saved } = ref
+  return { attachment_id: String(attachmentId), media_type: savedType, bytes, width, height, ...saved === undefined ? {} : { name: saved } }
 }

@@ -3,31 +3,13 @@
 import { basename } from 'node:path'
 import type { AttachmentStore } from '@deepseek-ai/dsh-attachment'
 import { FsError } from '@deepseek-ai/dsh-fs'
-import { attachImage, inspect, routeTakesImages, sniffImage, type Attached } from './image.ts'
-import { MalformedNotebook, parseNotebook, type ParsedCell, type ParsedOutput, type RasterType } from './notebook-format.ts'
+import { attachImage, inspect, routeTakesImages, sniffImage } from './image.ts'
+import { MalformedNotebook, parseNotebook, type ParsedCell, type ParsedOutput } from './notebook-format.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
 import type { Source } from './source.ts'
+import type { Attached, NotebookCell, NotebookOutput, NotebookValue } from './value.ts'
 import { cutToBytes } from './window.ts'
 
-type NotebookOutput = {
-  type: string
-  text: string
-  /** A PNG/JPEG output: attached (to the store's limits) when the route takes images and the call's image budget lasts. */
-  image?: { mediaType: RasterType, attached: Attached | null }
-}
-
-export type NotebookCell = {
-  /** 1-based cell number. */
-  index: number
-  /** code, markdown, raw, or a type Jupyter does not define, shown as it is. */
-  type: string
-  /** The execution count of a code cell; null when it never ran; absent for other cells. */
-  execution_count?: number | null
-  source: string
-  outputs: NotebookOutput[]
-}
-
-export type CellWindow = { cells: NotebookCell[], byteCapped: boolean }
 type ParsedWindow = { cells: ParsedCell[], byteCapped: boolean }
 
 const KNOWN_TYPES = new Set(['code', 'markdown', 'raw'])
@@ -97,7 +79,7 @@ async function imageOutput(source: Source, cell: ParsedCell, n: number, raster: 
     budget.images--
     budget.bytes -= attached.bytes
     const scaled = attached.width === decoded.width ? '' : ` downscaled to ${attached.width}x${attached.height} px`
-    return { text: `[Image output: ${decoded.width}x${decoded.height} px, attached as ${attached.mediaType}${scaled}]`, attached }
+    return { text: `[Image output: ${decoded.width}x${decoded.height} px, attached as ${attached.media_type}${scaled}]`, attached }
   } catch (error) {
     // One plot that cannot be attached is described; the notebook is still read.
     if (!(error instanceof Error) || (error instanceof FsError && error.code === 'FS_ABORTED')) throw error
@@ -119,12 +101,12 @@ async function withImages(source: Source, cells: ParsedCell[]): Promise<Notebook
     let n = 0
     for (const { raster, ...entry } of cell.outputs) {
       if (raster === undefined || budget === undefined) {
-        outputs.push(raster === undefined ? entry : { ...entry, image: { mediaType: raster.mediaType, attached: null } })
+        outputs.push(raster === undefined ? entry : { ...entry, image: { media_type: raster.mediaType, attached: null } })
         continue
       }
       if (source.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
       const { text, attached } = await imageOutput(source, cell, ++n, raster, budget)
-      outputs.push({ ...entry, text: entry.text.replace('[Image output]', text), image: { mediaType: raster.mediaType, attached } })
+      outputs.push({ ...entry, text: entry.text.replace('[Image output]', text), image: { media_type: raster.mediaType, attached } })
     }
     out.push({ ...cell, outputs })
   }
@@ -144,6 +126,9 @@ export async function readNotebook({ source, config, options }: ReadRequest): Pr
   }
   const { language, cells } = notebook
   const window = windowCells(cells, options.offset, options.limit, config.maxBytes)
-  const value = { kind: 'notebook' as const, path: target.displayPath, language, startCell: options.offset, totalCells: cells.length }
-  return { value: { ...value, cells: await withImages(source, window.cells), byteCapped: window.byteCapped }, observe: true }
+  const value: NotebookValue = {
+    kind: 'notebook', path: target.displayPath, language, start_cell: options.offset, total_cells: cells.length,
+    cells: await withImages(source, window.cells), byte_capped: window.byteCapped,
+  }
+  return { value, observe: true }
 }

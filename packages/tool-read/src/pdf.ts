@@ -8,18 +8,11 @@ import { PdfError, PdfParse, PdfPool } from './pdf-thread.ts'
 import { quoted } from './quote.ts'
 import type { ReadRequest, ReadResult } from './reader.ts'
 import { readText } from './text.ts'
+import type { PdfValue } from './value.ts'
 import { cutToBytes } from './window.ts'
 
 const DEFAULT_PAGES = 10
 const MAX_PAGES = 20
-
-export type PdfRead = {
-  type: 'pdf'
-  pages_total: number
-  pages: { number: number, text: string }[]
-  /** The `pages` value that continues, when more remain. */
-  next?: string
-}
 
 /**
  * A PDF by its header, or perhaps one (a late or missing header): readPdf reads the latter as text
@@ -132,7 +125,7 @@ export async function readPdf(request: ReadRequest): Promise<ReadResult> {
     const wanted = options.pages === undefined
       ? Array.from({ length: Math.min(DEFAULT_PAGES, total) }, (_, i) => i + 1)
       : parsePages(options.pages, total, file)
-    const pages: PdfRead['pages'] = []
+    const pages: PdfValue['pages'] = []
     let bytes = 0
     for (const number of wanted.slice(0, MAX_PAGES)) {
       const text = await thread.page(number, config.maxBytes)
@@ -148,7 +141,7 @@ export async function readPdf(request: ReadRequest): Promise<ReadResult> {
     const next = rest.length > 0 ? pageRanges(rest)
       : last < total ? pageRanges(Array.from({ length: Math.min(span, total - last) }, (_, i) => last + 1 + i))
         : undefined
-    const value = { kind: 'pdf' as const, path: source.target.displayPath, type: 'pdf' as const, pages_total: total, pages }
+    const value: PdfValue = { kind: 'pdf', path: source.target.displayPath, pages_total: total, pages }
     keep = true
     return { value: next === undefined ? value : { ...value, next }, observe: false }
   } catch (error) {

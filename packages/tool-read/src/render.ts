@@ -1,12 +1,12 @@
 /** Pure: canonical value -> the text (and image) the model receives. */
 
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
-import { AttachmentId } from '@deepseek-ai/dsh-attachment'
+import { AttachmentId, type ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
 import { FORMAT_NAMES } from './image.ts'
 import { formatCell, notebookHeader } from './notebook.ts'
 import { isUnicodeEditable } from './encoding.ts'
 import { NO_TEXT_LAYER, pageRanges } from './pdf.ts'
-import type { ImageValue, NotebookValue, PdfValue, ReadValue, TextValue } from './reader.ts'
+import type { Attached, ImageValue, NotebookValue, PdfValue, ReadValue, TextValue } from './value.ts'
 import { numberWidth } from './window.ts'
 
 export function formatBytes(bytes: number): string {
@@ -16,9 +16,9 @@ export function formatBytes(bytes: number): string {
 }
 
 /** A file in another encoding than UTF-8/UTF-16, or a guess: named (and said to be a guess), with what an edit must respect. */
-function encodingNote({ encoding, alternatives, firstInvalidLine }: TextValue): string {
-  if (firstInvalidLine !== undefined) {
-    const where = firstInvalidLine === null ? '' : `, the first on line ${firstInvalidLine}`
+function encodingNote({ encoding, alternatives, first_invalid_line: firstInvalid }: TextValue): string {
+  if (firstInvalid !== undefined) {
+    const where = firstInvalid === null ? '' : `, the first on line ${firstInvalid}`
     return `\n\n(Bytes that are not UTF-8 are shown as \uFFFD${where}; edit/write would not keep them.)`
   }
   const editable = isUnicodeEditable(encoding)
@@ -31,7 +31,7 @@ function encodingNote({ encoding, alternatives, firstInvalidLine }: TextValue): 
 }
 
 function windowText(value: TextValue): string {
-  const { startLine, lines, totalLines, totalExact } = value
+  const { start_line: startLine, lines, total_lines: totalLines, total_exact: totalExact } = value
   if (lines.length === 0) {
     return totalLines === 0 ? '(File is empty.)' : `(Offset ${startLine} is past the end: the file has ${totalLines} ${totalLines === 1 ? 'line' : 'lines'}. Use offset=${totalLines} to read its last line.)`
   }
@@ -45,9 +45,9 @@ function windowText(value: TextValue): string {
 
 /** The notebook's text, with each cell's attached plots as image blocks right after that cell. */
 function renderNotebook(value: NotebookValue): ContentBlock[] {
-  const header = notebookHeader(value.language, value.totalCells)
+  const header = notebookHeader(value.language, value.total_cells)
   if (value.cells.length === 0) {
-    const text = value.totalCells === 0 ? header : `${header}\n\n(Offset ${value.startCell} is past the end: the notebook has ${value.totalCells} ${value.totalCells === 1 ? 'cell' : 'cells'}.)`
+    const text = value.total_cells === 0 ? header : `${header}\n\n(Offset ${value.start_cell} is past the end: the notebook has ${value.total_cells} ${value.total_cells === 1 ? 'cell' : 'cells'}.)`
     return [{ type: 'text', text }]
   }
   const blocks: ContentBlock[] = []
@@ -57,14 +57,13 @@ function renderNotebook(value: NotebookValue): ContentBlock[] {
     text += `${text === '' ? '' : '\n\n'}${formatCell(cell)}`
     for (const { image } of cell.outputs) {
       if (image?.attached == null) continue
-      const { attachmentId, ...shown } = image.attached
       if (text !== '') blocks.push({ type: 'text', text })
-      blocks.push({ type: 'image', attachment: { ...shown, attachmentId: AttachmentId(attachmentId) } })
+      blocks.push({ type: 'image', attachment: attachmentRef(image.attached) })
       text = ''
     }
   }
-  const last = value.startCell + value.cells.length - 1
-  if (last < value.totalCells) text += `${text === '' ? '' : '\n\n'}(Showing cells ${value.startCell}-${last} of ${value.totalCells}. Use offset=${last + 1} to continue.)`
+  const last = value.start_cell + value.cells.length - 1
+  if (last < value.total_cells) text += `${text === '' ? '' : '\n\n'}(Showing cells ${value.start_cell}-${last} of ${value.total_cells}. Use offset=${last + 1} to continue.)`
   if (text !== '') blocks.push({ type: 'text', text })
   return blocks
 }
@@ -85,7 +84,7 @@ function renderImage(value: ImageValue): string {
     return `${head}. Not attached: ${why}.`
   }
   const what = value.animated === undefined ? 'attached' : `frame ${value.animated.shown} attached`
-  const size = `${shown.mediaType}, ${formatBytes(shown.bytes)}`
+  const size = `${shown.media_type}, ${formatBytes(shown.bytes)}`
   if (shown.width === value.width && shown.height === value.height) return `${head}; ${what} as ${size}.`
   const x = (value.width / shown.width).toFixed(2)
   const y = (value.height / shown.height).toFixed(2)
@@ -93,18 +92,22 @@ function renderImage(value: ImageValue): string {
   return `${head}; ${what} downscaled to ${shown.width}x${shown.height} px (${size}): ${scale} to locate features in the original.`
 }
 
-const RENDER = {
-  text: (value: TextValue) => windowText(value) + encodingNote(value),
-  pdf: renderPdf,
-  image: renderImage,
+/** The value's record of an attachment as the host's image block takes it. */
+function attachmentRef({ attachment_id: id, media_type: mediaType, bytes, width, height, name }: Attached): ImageAttachmentRef {
+  return { attachmentId: AttachmentId(id), mediaType, bytes, width, height, ...name === undefined ? {} : { name } }
 }
 
 export function renderValue(value: ReadValue): ContentBlock[] {
-  if (value.kind === 'notebook') return renderNotebook(value)
-  const text = (RENDER[value.kind] as (value: ReadValue) => string)(value)
-  if (value.kind !== 'image' || value.attached === null) return [{ type: 'text', text }]
-  const { attachmentId, ...shown } = value.attached
-  return [{ type: 'text', text }, { type: 'image', attachment: { ...shown, attachmentId: AttachmentId(attachmentId) } }]
+  switch (value.kind) {
+    case 'text': return [{ type: 'text', text: windowText(value) + encodingNote(value) }]
+    case 'notebook': return renderNotebook(value)
+    case 'pdf': return [{ type: 'text', text: renderPdf(value) }]
+    case 'image': {
+      const text = renderImage(value)
+      if (value.attached === null) return [{ type: 'text', text }]
+      return [{ type: 'text', text }, { type: 'image', attachment: attachmentRef(value.attached) }]
+    }
+  }
 }
 
 /** A read of a file that grew while it was read stopped at its size when opened: said last, with what the counts cover. */

@@ -24,7 +24,7 @@ export type ByteEncoding = { utf8: 'strict' | 'lenient' } | { legacy: string }
 
 export type ByteWindow = TextWindow & {
   /** Lenient UTF-8: the first line holding bytes that are not UTF-8, among those scanned. */
-  firstInvalidLine?: number
+  first_invalid_line?: number
 }
 
 /** Length of a trailing incomplete UTF-8 sequence (0 when the region ends on a boundary). */
@@ -206,7 +206,8 @@ export async function scanBytes(
     return early && window.canStop(partial)
   }
 
-  const withInvalid = (result: TextWindow): ByteWindow => firstInvalidLine === undefined ? result : { ...result, firstInvalidLine }
+  const withInvalid = (result: TextWindow): ByteWindow =>
+    firstInvalidLine === undefined ? result : { ...result, first_invalid_line: firstInvalidLine }
   let position = 0
   for await (const block of blocks) {
     if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')

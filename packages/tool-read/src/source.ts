@@ -8,7 +8,6 @@ import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { echo, fsPath } from './escape.ts'
-import { readsAreLocal } from './local-reads.ts'
 import { openChecked } from './opened.ts'
 import { notRegular } from './target.ts'
 
@@ -24,11 +23,6 @@ type RangeRead = (target: FsTarget, range: { offset: number, length: number }, s
 function rangeReader(fs: object): RangeRead | undefined {
   const read = (fs as { readByteRange?: unknown }).readByteRange
   return typeof read === 'function' ? (read as RangeRead).bind(fs) : undefined
-}
-
-/** The node:fs path of `target` when the provider's reads are the local provider's own, else undefined. */
-export function localPath(ctx: Context, target: FsTarget): string | undefined {
-  return readsAreLocal(ctx.fs) ? ctx.fs.processPath(target) : undefined
 }
 
 export class Source {

@@ -1,4 +1,4 @@
-/** Stat the target once and turn absence, directories and special files into clear errors. */
+/** The target: its node:fs path on the local fast path, one stat, and absence, directories and special files as clear errors. */
 
 import { readdir, realpath } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
@@ -7,7 +7,12 @@ import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { echo, escapeName, fsPath, nameFromBytes } from './escape.ts'
-import { localPath } from './source.ts'
+import { readsAreLocal } from './local-reads.ts'
+
+/** The node:fs path of `target` when the provider's reads are the local provider's own, else undefined. */
+export function localPath(ctx: Context, target: FsTarget): string | undefined {
+  return readsAreLocal(ctx.fs) ? ctx.fs.processPath(target) : undefined
+}
 
 /** A directory or a special file, where a regular file was wanted. */
 export function notRegular(target: FsTarget, type: 'directory' | 'other', listTool: string): FsError {

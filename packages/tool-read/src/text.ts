@@ -7,16 +7,11 @@ import type { ReadRequest, ReadResult } from './reader.ts'
 import { NotText, scanBytes } from './scan-bytes.ts'
 import { scanTextChunks } from './scan-text.ts'
 import type { Source } from './source.ts'
-import { NulLine, type TextWindow, type WindowRequest } from './window.ts'
+import type { TextValue } from './value.ts'
+import { NulLine, type WindowRequest } from './window.ts'
 
-export type TextRead = TextWindow & {
-  /** `utf-8`, `utf-16le`/`be`, `utf-32le`/`be`, or the legacy encoding decoded from (`GB18030`, `windows-1251`, …). */
-  encoding: string
-  /** Present when the detected encoding is a guess: other encodings the file may be in (maybe none), to pass as `encoding`. */
-  alternatives?: string[]
-  /** UTF-8 holding bytes that are not UTF-8 (shown as U+FFFD): the first line with one, or null when past the lines scanned. */
-  firstInvalidLine?: number | null
-}
+/** A text read before the path is attached. */
+type TextRead = Omit<TextValue, 'kind' | 'path' | 'grew'>
 
 const NO_ENCODING = 'NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it'
 
@@ -61,7 +56,7 @@ async function readLenientUtf8(source: Source, request: WindowRequest, invalid: 
   const { info, exec: { signal } } = source
   try {
     const window = await scanBytes(source.chunks(undefined, true), request, info.size, signal, { utf8: 'lenient' })
-    return { ...window, encoding: 'utf-8', ...invalid && window.firstInvalidLine === undefined ? { firstInvalidLine: null } : {} }
+    return { ...window, encoding: 'utf-8', ...invalid && window.first_invalid_line === undefined ? { first_invalid_line: null } : {} }
   } catch (error) {
     throw unchecked(source, error)
   }
@@ -114,5 +109,5 @@ export async function readText({ source, config, options }: ReadRequest): Promis
   const request = { offset: options.offset, limit: options.limit, maxLineLength: config.maxLineLength, maxBytes: config.maxBytes }
   const text = await decide(source, request, options.encoding)
   // The host's edit and write save UTF-8: an observation would let them re-encode a legacy file (or drop bad bytes).
-  return { value: { kind: 'text', path: source.target.displayPath, ...text }, observe: isUnicodeEditable(text.encoding) && text.firstInvalidLine === undefined }
+  return { value: { kind: 'text', path: source.target.displayPath, ...text }, observe: isUnicodeEditable(text.encoding) && text.first_invalid_line === undefined }
 }

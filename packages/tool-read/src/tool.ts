@@ -13,13 +13,14 @@ import { readNotebook } from './notebook.ts'
 import { isPdf, readPdf } from './pdf.ts'
 import { blanksAsAbsent } from './absent.ts'
 import { quoted } from './quote.ts'
-import type { Reader, ReadRequest, ReadResult, ReadValue } from './reader.ts'
+import type { Reader, ReadRequest, ReadResult } from './reader.ts'
 import { renderValue, withGrowth } from './render.ts'
-import { localPath, Source } from './source.ts'
-import { statRegular } from './target.ts'
+import { Source } from './source.ts'
+import { localPath, statRegular } from './target.ts'
 import { readText } from './text.ts'
 import { echo, hasRawBytes, shownPath, unescapeName } from './escape.ts'
 import { placeEscaped } from './escaped-path.ts'
+import { VALUE_SCHEMA, type ReadValue } from './value.ts'
 import { place, type OutsideGate, type Placement } from './workspace.ts'
 
 type Kind = 'text' | 'image' | 'notebook' | 'pdf'
@@ -53,7 +54,7 @@ export function presentCall(args: ReadArgsView): GenericCallView {
 /** A text read's window, for the read card on replay; lines as one string (the host freezes meta node by node: 2000 objects cost more). */
 function presentationMeta(value: ReadValue): JsonValue {
   if (value.kind !== 'text') return { kind: value.kind, path: value.path }
-  return { kind: 'text', path: value.path, offset: value.startLine, text: value.lines.join('\n'), count: value.lines.length, totalLines: value.totalLines }
+  return { kind: 'text', path: value.path, offset: value.start_line, text: value.lines.join('\n'), count: value.lines.length, totalLines: value.total_lines }
 }
 
 export function presentResult(_args: ReadArgsView, result: ToolResult): ToolResultView | undefined {
@@ -99,9 +100,9 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
       pages: { type: 'string', description: 'PDF pages, e.g. "1-5,8"; default 1-10, max 20.' },
     },
     output: {
-      schema: { type: 'json' },
-      render: (_args, value) => withGrowth(renderValue(value as ReadValue), value as ReadValue),
-      presentationMeta: (_args, value) => presentationMeta(value as ReadValue),
+      schema: VALUE_SCHEMA,
+      render: (_args, value) => withGrowth(renderValue(value), value),
+      presentationMeta: (_args, value) => presentationMeta(value),
     },
     // Reads change nothing; a racing write only makes a later guarded edit fail stale.
     isConcurrencySafe: () => true,

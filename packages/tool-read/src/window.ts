@@ -1,5 +1,7 @@
 /** The text window both scanners share, fed one line at a time so both paths decide alike. */
 
+import type { TextValue } from './value.ts'
+
 /** Files up to this size get an exact line total; past it the scan stops after the window. */
 export const EXACT_TOTAL_BYTES = 64 * 1024 * 1024
 
@@ -12,18 +14,8 @@ export interface WindowRequest {
   maxBytes: number
 }
 
-/** A text read before the path is attached (a type alias, so the value is assignable to JsonValue). */
-export type TextWindow = {
-  startLine: number
-  lines: string[]
-  /** The file's line count, or an estimate when `totalExact` is false. */
-  totalLines: number
-  totalExact: boolean
-  /** Lines cut at maxLineLength among those shown. */
-  cutLines: number
-  /** Whether the byte budget, not `limit`, ended the window. */
-  byteCapped: boolean
-}
+/** A text read before the path and encoding are attached. */
+export type TextWindow = Pick<TextValue, 'start_line' | 'lines' | 'total_lines' | 'total_exact' | 'cut_lines' | 'byte_capped'>
 
 /** The width line numbers are padded to: the last line's, or the last shown when the total is an estimate. */
 export function numberWidth(startLine: number, count: number, totalLines: number, totalExact: boolean): number {
@@ -121,12 +113,12 @@ export class WindowCollector {
     }
     const trimmed = count < this.lines.length
     return {
-      startLine: offset,
+      start_line: offset,
       lines: trimmed ? this.lines.slice(0, count) : this.lines,
-      totalLines,
-      totalExact,
-      cutLines: this.cutIndexes.filter((index) => index < count).length,
-      byteCapped: this.byteCapped || trimmed,
+      total_lines: totalLines,
+      total_exact: totalExact,
+      cut_lines: this.cutIndexes.filter((index) => index < count).length,
+      byte_capped: this.byteCapped || trimmed,
     }
   }
 }

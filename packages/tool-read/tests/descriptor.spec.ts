@@ -120,15 +120,15 @@ for (const [provider, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-writ
           const result = await read({ file_path: 'growing.log', offset: 1_000_000_000 })
           const text = textOf(result)
           expect(result.isError, text).toBe(false)
-          const value = result.value as { grew?: { from: number, to: number }, totalLines: number }
+          const value = result.value as { grew?: { from: number, to: number }, total_lines: number }
           grew = value.grew
           if (grew === undefined) continue
-          expect(text).toBe(`(Offset 1000000000 is past the end: the file has ${value.totalLines} lines. Use offset=${value.totalLines} to read its last line.)`
+          expect(text).toBe(`(Offset 1000000000 is past the end: the file has ${value.total_lines} lines. Use offset=${value.total_lines} to read its last line.)`
             + `\n\n(The file grew from ${grew.from} to ${grew.to} bytes while it was read: this read, counts included, covers its first ${grew.from} bytes.)`)
           expect(grew.to).toBeGreaterThan(grew.from)
           // The count is of the file at its size when opened (5-byte lines; a write caught midway ends in a part line).
-          expect(value.totalLines).toBeGreaterThanOrEqual(10_000_000)
-          expect(value.totalLines).toBe(Math.ceil(grew.from / 5))
+          expect(value.total_lines).toBeGreaterThanOrEqual(10_000_000)
+          expect(value.total_lines).toBe(Math.ceil(grew.from / 5))
         }
         expect(grew).toBeDefined()
       } finally {

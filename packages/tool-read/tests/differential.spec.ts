@@ -11,9 +11,10 @@ import iconv from 'iconv-lite'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type { Config } from '../src/config.ts'
-import type { TextValue } from '../src/reader.ts'
+import type { TextValue } from '../src/value.ts'
 import { readText } from '../src/text.ts'
-import { localPath, Source } from '../src/source.ts'
+import { Source } from '../src/source.ts'
+import { localPath } from '../src/target.ts'
 import { statRegular } from '../src/target.ts'
 import type { WindowRequest } from '../src/window.ts'
 import { readHost } from './harness.ts'
@@ -148,7 +149,7 @@ describeOnBoth('fast path = provider path', () => {
         outcomes.push('error' in fast ? 'error' : fast.value.encoding)
       } else {
         expect(fast).toEqual(provider)
-        outcomes.push('error' in fast ? 'error' : (fast.value.totalExact ? 'exact' : 'estimate'))
+        outcomes.push('error' in fast ? 'error' : (fast.value.total_exact ? 'exact' : 'estimate'))
       }
     }
     expect(outcomes).toEqual(['estimate', 'windows-1252', 'windows-1252'])
@@ -169,7 +170,7 @@ describeOnBoth('fast path = provider path', () => {
       const { fast, provider } = await both('big-multibyte.txt', { offset, limit: 20, maxLineLength: 2000, maxBytes: 102400 })
       expect(fast).toEqual(provider)
       if (!('value' in fast)) throw new Error(fast.error)
-      totals.push(fast.value.totalExact || fast.value.totalLines)
+      totals.push(fast.value.total_exact || fast.value.total_lines)
     }
     // Estimates for windows that end before the last line, the exact total once the scan reaches the end.
     expect(totals.slice(0, 3).every((value) => typeof value === 'number')).toBe(true)

@@ -48,7 +48,7 @@ describe('legacy encodings are detected and named', () => {
       const lines = content.trimEnd().split('\n')
       const { text, value, observed: seen } = await read(name, iconv.encode(content, encoding))
       expect(text).toBe(`${lines.map((line, i) => `${i + 1}\t${line}`).join('\n')}\n\n${note(detected)}`)
-      expect(value).toMatchObject({ kind: 'text', encoding: detected, lines, totalLines: lines.length, totalExact: true })
+      expect(value).toMatchObject({ kind: 'text', encoding: detected, lines, total_lines: lines.length, total_exact: true })
       expect(seen).toBe(false)
     })
   }
@@ -111,7 +111,7 @@ describe('the encoding argument', () => {
     expect(await read('u.txt', Buffer.from('é\n'), { encoding: 'UTF-8' })).toMatchObject({ text: '1\té', observed: true })
     const bad = await read('notu.txt', Buffer.from('ok\n\xe9 x\n', 'latin1'), { encoding: 'utf8' })
     expect(bad.text).toBe('1\tok\n2\t\uFFFD x\n\n(Bytes that are not UTF-8 are shown as \uFFFD, the first on line 2; edit/write would not keep them.)')
-    expect(bad.value).toMatchObject({ encoding: 'utf-8', firstInvalidLine: 2 })
+    expect(bad.value).toMatchObject({ encoding: 'utf-8', first_invalid_line: 2 })
     expect(bad.observed).toBe(false)
   })
 
@@ -148,7 +148,7 @@ describe('binary stays binary', () => {
     const content = Buffer.concat([Buffer.from('résumé café naïve 中文\n'.repeat(20)), Buffer.from([0xe9, 0x0a])])
     const { text, value, observed: seen } = await read('stray.txt', content)
     expect(text).toMatch(/\n21\t\uFFFD\n\n\(Bytes that are not UTF-8 are shown as \uFFFD, the first on line 21; edit\/write would not keep them\.\)$/)
-    expect(value).toMatchObject({ encoding: 'utf-8', firstInvalidLine: 21, totalLines: 21 })
+    expect(value).toMatchObject({ encoding: 'utf-8', first_invalid_line: 21, total_lines: 21 })
     expect(seen).toBe(false)
     expect((await read('stray.txt', content, { encoding: 'latin1' })).value?.encoding).toBe('latin1')
   })
@@ -180,7 +180,7 @@ describe('detection by language', () => {
       const lines = [sentence, sentence.toUpperCase(), sentence]
       const { text, value, observed: seen } = await read(`${label}.txt`, iconv.encode(`${lines.join('\n')}\n`, label))
       const alternatives = value?.alternatives as string[] | undefined
-      if (alternatives === undefined || value?.encoding === name) expect(value).toMatchObject({ encoding: name, lines, totalExact: true })
+      if (alternatives === undefined || value?.encoding === name) expect(value).toMatchObject({ encoding: name, lines, total_exact: true })
       else expect(alternatives).toContain(name)
       const expected = alternatives === undefined ? note(name) : guessNote(String(value?.encoding), alternatives)
       expect(text.endsWith(`\n\n${expected}`)).toBe(true)

@@ -7,6 +7,7 @@ import LocalAttachmentStore from '@deepseek-ai/dsh-attachment-local'
 import { AttachmentId, type ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
 import { execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
 import { formatBytes } from '../src/render.ts'
+import type { ImageValue } from '../src/value.ts'
 import { readHost } from './harness.ts'
 
 let host: Host | undefined
@@ -127,10 +128,10 @@ describe('images with an image-capable route and an attachment store', () => {
     const result = await execTool(on.ctx, 'read_file', { file_path: 'v.png' }, { agent: on.agent() })
     const value = result.isError ? undefined : result.value as Record<string, unknown>
     expect(value).toMatchObject({ kind: 'image', path: join(on.cwd, 'v.png'), format: 'png', width: 40, height: 30, bytes: bytes.length })
-    const attached = value?.attached as { attachmentId: string, mediaType: string, width: number, height: number, bytes: number }
-    expect(attached).toMatchObject({ mediaType: 'image/png', width: 40, height: 30, bytes: bytes.length })
-    expect(attached.attachmentId).toMatch(/^sha256:[a-f0-9]{64}$/)
-    const stored = await on.ctx.attachments.readImage({ ...attached, attachmentId: AttachmentId(attached.attachmentId), mediaType: 'image/png' })
+    const attached = value?.attached as { attachment_id: string, media_type: string, width: number, height: number, bytes: number }
+    expect(attached).toEqual({ attachment_id: expect.stringMatching(/^sha256:[a-f0-9]{64}$/), media_type: 'image/png', width: 40, height: 30, bytes: bytes.length, name: 'v.png' })
+    const { width, height } = attached
+    const stored = await on.ctx.attachments.readImage({ attachmentId: AttachmentId(attached.attachment_id), mediaType: 'image/png', bytes: attached.bytes, width, height })
     expect(Buffer.from(stored.data).equals(bytes)).toBe(true)
   })
 })
@@ -151,9 +152,10 @@ describe('a store that admits only JPEG', () => {
     for (const [file, size] of [['pic.bmp', [40, 30]], ['big.png', [2000, 66]]] as const) {
       const result = await execTool(on.ctx, 'read_file', { file_path: file }, { agent: on.agent() })
       expect(result.isError, textOf(result)).toBe(false)
-      const attached = (result.value as unknown as { attached: ImageAttachmentRef }).attached
-      expect(attached).toMatchObject({ mediaType: 'image/jpeg', width: size[0], height: size[1] })
-      const stored = await storedImage(on, { ...attached, attachmentId: AttachmentId(String(attached.attachmentId)) })
+      const attached = (result.value as ImageValue).attached!
+      expect(attached).toMatchObject({ media_type: 'image/jpeg', width: size[0], height: size[1] })
+      const { bytes, width, height, media_type: mediaType } = attached
+      const stored = await storedImage(on, { attachmentId: AttachmentId(attached.attachment_id), mediaType, bytes, width, height })
       expect(stored.format).toBe('jpeg')
     }
   })

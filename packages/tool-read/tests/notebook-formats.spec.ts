@@ -236,8 +236,8 @@ for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-w
       const lossy = await pixelsOf(image2.attachment)
       expect([lossy.left[0]! > 240 && lossy.left[2]! < 16, lossy.right[2]! > 240 && lossy.right[0]! < 16]).toEqual([true, true])
       expect(result.value).toMatchObject({
-        cells: [{ index: 1 }, { index: 2, outputs: [{ image: { mediaType: 'image/png', attached: { mediaType: 'image/png', width: 64 } } }] },
-          { index: 3, outputs: [{ image: { attached: { mediaType: 'image/jpeg' } } }] }, { index: 4, outputs: [{ image: { attached: null } }] }],
+        cells: [{ index: 1 }, { index: 2, outputs: [{ image: { media_type: 'image/png', attached: { media_type: 'image/png', width: 64 } } }] },
+          { index: 3, outputs: [{ image: { attached: { media_type: 'image/jpeg' } } }] }, { index: 4, outputs: [{ image: { attached: null } }] }],
       })
       // The one past the budget, read from its own offset.
       const again = await execTool(host.ctx, 'read_file', { file_path: 'plots.ipynb', offset: 4 }, { agent: host.agent() })

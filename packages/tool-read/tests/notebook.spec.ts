@@ -110,10 +110,10 @@ describe('notebooks', () => {
       kind: 'notebook',
       path: join(host.cwd, 'value.ipynb'),
       language: 'python',
-      startCell: 5,
-      totalCells: 7,
+      start_cell: 5,
+      total_cells: 7,
       cells: [{ index: 5, type: 'code', execution_count: 4, source: '1/0', outputs: [{ type: 'error', text: 'Error: ZeroDivisionError: division by zero\n...' }] }],
-      byteCapped: false,
+      byte_capped: false,
     })
   })
 

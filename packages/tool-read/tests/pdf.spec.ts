@@ -27,7 +27,6 @@ describe('PDF text by page', () => {
     expect(value).toEqual({
       kind: 'pdf',
       path: join(host.cwd, 'doc.pdf'),
-      type: 'pdf',
       pages_total: 3,
       pages: [{ number: 1, text: 'Page 1 text\nsecond line' }, { number: 2, text: '' }, { number: 3, text: 'Page 3 text\nsecond line' }],
     })

@@ -32,12 +32,12 @@ describe('text reads: the exact model text', () => {
     expect(result.isError ? undefined : result.value).toEqual({
       kind: 'text',
       path: join(host.cwd, 'value.txt'),
-      startLine: 1,
+      start_line: 1,
       lines: ['a', 'b'],
-      totalLines: 2,
-      totalExact: true,
-      cutLines: 0,
-      byteCapped: false,
+      total_lines: 2,
+      total_exact: true,
+      cut_lines: 0,
+      byte_capped: false,
       encoding: 'utf-8',
     })
   })
@@ -78,7 +78,7 @@ describe('text reads: the exact model text', () => {
     await writeFile(join(host.cwd, 'wide.txt'), `short\n${'x'.repeat(2500)}\nend\n`)
     const result = await read('wide.txt')
     expect(textOf(result)).toBe(`1\tshort\n2\t${'x'.repeat(2000)}... (line truncated to 2000 chars)\n3\tend`)
-    expect(result.isError ? 0 : (result.value as { cutLines: number }).cutLines).toBe(1)
+    expect(result.isError ? 0 : (result.value as { cut_lines: number }).cut_lines).toBe(1)
   })
 
   it('the byte budget counts rendered rows, cuts at a line boundary and still gives the continuation', async () => {
@@ -91,7 +91,7 @@ describe('text reads: the exact model text', () => {
     const rows = text.split('\n')
     expect(rows[974]).toBe(` 975\t${line}`)
     expect(rows.slice(975)).toEqual(['', '(Showing lines 1-975 of 3000. Use offset=976 to continue.)'])
-    expect((result.isError ? undefined : result.value as { byteCapped: boolean })?.byteCapped).toBe(true)
+    expect((result.isError ? undefined : result.value as { byte_capped: boolean })?.byte_capped).toBe(true)
     // The rendered rows respect maxBytes; only the footer goes beyond it.
     const body = text.slice(0, text.indexOf('\n\n(Showing'))
     expect(Buffer.byteLength(`${body}\n`)).toBeLessThanOrEqual(102400)
@@ -151,17 +151,17 @@ describe('text reads: the exact model text', () => {
     const chunk = 64 * 1024
     await writeFile(join(host.cwd, 'cr-edge.txt'), Buffer.concat([Buffer.alloc(chunk - 1, 'a'), Buffer.from('\rnext\rlast\r')]))
     const lone = await read('cr-edge.txt', { offset: 2 })
-    expect(lone.isError ? undefined : lone.value).toMatchObject({ lines: ['next', 'last'], totalLines: 3 })
+    expect(lone.isError ? undefined : lone.value).toMatchObject({ lines: ['next', 'last'], total_lines: 3 })
     await writeFile(join(host.cwd, 'crlf-edge.txt'), Buffer.concat([Buffer.alloc(chunk - 1, 'a'), Buffer.from('\r\nb\r\n')]))
     const split = await read('crlf-edge.txt', { offset: 2 })
-    expect(split.isError ? undefined : split.value).toMatchObject({ lines: ['b'], totalLines: 2 })
+    expect(split.isError ? undefined : split.value).toMatchObject({ lines: ['b'], total_lines: 2 })
     // In a legacy encoding and in UTF-16 alike.
     await writeFile(join(host.cwd, 'cr16.txt'), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('one\rtwo\r\nthree', 'utf16le')]))
     const utf16 = await read('cr16.txt')
     expect(utf16.isError ? undefined : utf16.value).toMatchObject({ lines: ['one', 'two', 'three'] })
     await writeFile(join(host.cwd, 'cr-latin.txt'), Buffer.from('caf\xe9\rth\xe9\r', 'latin1'))
     const latin = await read('cr-latin.txt', { encoding: 'latin1' })
-    expect(latin.isError ? undefined : latin.value).toMatchObject({ lines: ['café', 'thé'], totalLines: 2 })
+    expect(latin.isError ? undefined : latin.value).toMatchObject({ lines: ['café', 'thé'], total_lines: 2 })
   })
 
   it('UTF-16 LE and BE with a BOM are decoded', async () => {
