@@ -1,12 +1,15 @@
 /** One background shell: a detached process group writing to a capped log, watched until all of it is gone; it settles once. */
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { Readable } from 'node:stream'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { StringDecoder } from 'node:string_decoder'
 import type { ShellSnapshot } from './contract.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
 import { closed, type Launch } from './launch.ts'
 import { LogWriter } from './log-writer.ts'
 import { SHELL_MARK } from './proc-census.ts'
+import { hostSyscalls } from './syscalls.ts'
 import type { KillOutcome, KillRequest, ShellProcesses, ShellWorld } from './shell-processes.ts'
 
 /** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
@@ -30,6 +33,17 @@ export interface ShellInit {
   hostMark: string
 }
 
+/** The log cannot be created: nothing starts. */
+export function noLog(dir: string, reason: string): HarnessError {
+  return new HarnessError(
+    `bash_bg: cannot create its log in ${dir} (${reason}) — nothing was started; make ${dir} (or TMPDIR) a directory only this user can write, or restart the host`,
+    'LOG_UNAVAILABLE',
+  )
+}
+
+/** Why a log stopped taking output. */
+export type LogEnd = { end: 'capped' } | { end: 'log-failed', problem: string }
+
 type ShellRecord = { -readonly [K in keyof ShellSnapshot]: ShellSnapshot[K] }
 
 export class BackgroundShell {
@@ -45,7 +59,11 @@ export class BackgroundShell {
 
   /** Spawns synchronously (a host job's `run` must return at once); throws when nothing started. */
   constructor(private readonly init: ShellInit) {
-    this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
+    try {
+      this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
+    } catch (error) {
+      throw noLog(dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
+    }
     const [name, value] = init.hostMark.split('=') as [string, string]
     let started
     try {
@@ -80,7 +98,7 @@ export class BackgroundShell {
     this.writer.close()
     this.sync()
     // A shell whose log could not be written ended in error: its output is incomplete.
-    this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : this.writer.failure === undefined ? 'completed' : 'error'
+    this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : this.record.log_problem === undefined ? 'completed' : 'error'
     this.record.ended_at = new Date().toISOString()
     return this.snapshot()
   }
@@ -91,6 +109,9 @@ export class BackgroundShell {
     const last = this.writer.lastOutputAt
     this.record.last_output_at = last === undefined ? null : new Date(last).toISOString()
     this.record.processes = this.processes.live
+    const problem = this.writer.problem()
+    if (problem !== undefined) this.record.log_problem = problem
+    else delete this.record.log_problem
   }
 
   /** The shell as it is now: a fresh frozen copy. */
@@ -115,7 +136,7 @@ export class BackgroundShell {
     }
     const entry = {
       request,
-      outcome: this.processes.terminate(request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
+      outcome: this.leaderGone().then(() => this.processes.terminate(request, () => { this.killSignal ??= request.signal })).then(async (outcome) => {
         if (outcome.survivors.length === 0) await this.settled
         return outcome
       }).finally(() => { if (this.termination === entry) this.termination = undefined }),
@@ -124,22 +145,41 @@ export class BackgroundShell {
     return entry.outcome
   }
 
+  /**
+   * A leader that already exited but that Node has not reaped yet is a zombie still pinning the group: a signal
+   * "lands" on it, and a quick command's own exit would read as a kill. Wait for the reap (it is due) first.
+   */
+  private async leaderGone(): Promise<void> {
+    if (this.init.world.kind !== 'local' || this.record.leader_exited_at !== null) return
+    const stat = hostSyscalls.stat(this.processes.pid)
+    if (stat === undefined || stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') return
+    await Promise.race([this.processes.exited, new Promise((resolve) => setTimeout(resolve, 1000))])
+  }
+
   outcome(): ShellJobOutcome {
     const record = this.record
     const cap = record.capped ? `; log capped at ${record.bytes} bytes` : ''
+    const problem = record.log_problem === undefined ? '' : `; ${record.log_problem} at ${record.bytes} bytes`
     if (record.status === 'killed') {
-      return { status: 'killed', detail: `signal: ${record.signal ?? this.killSignal ?? 'SIGTERM'}${cap}` }
+      return { status: 'killed', detail: `signal: ${record.signal ?? this.killSignal ?? 'SIGTERM'}${cap}${problem}` }
     }
-    if (record.status === 'error') {
-      return { status: 'failed', detail: `exit code: ${record.exit_code ?? 0}; log write failed (${this.writer.failure}) at ${record.bytes} bytes` }
-    }
+    if (record.status === 'error') return { status: 'failed', detail: `exit code: ${record.exit_code ?? 0}${problem}` }
     return { status: 'completed', detail: `exit code: ${record.exit_code ?? 0}${cap}` }
   }
 
-  /** Every piece of the log as it is written (wait_for attaches in the spawning tick, so it sees all). */
-  watchOutput(watcher: (written: Buffer) => void): () => void {
+  /**
+   * Every piece of the log as it is written (wait_for attaches in the spawning tick, so it sees all), and
+   * `onEnd` once the log stops taking output: 'capped', or 'log-failed' with the write error.
+   */
+  watchOutput(watcher: (written: Buffer) => void, onEnd: (end: LogEnd) => void = () => {}): () => void {
+    const ender = () => onEnd(this.writer.failure === undefined ? { end: 'capped' } : { end: 'log-failed', problem: `log failed (${this.writer.failure})` })
     this.writer.watchers.add(watcher)
-    return () => { this.writer.watchers.delete(watcher) }
+    this.writer.enders.add(ender)
+    if (this.writer.capped) queueMicrotask(ender)
+    return () => {
+      this.writer.watchers.delete(watcher)
+      this.writer.enders.delete(ender)
+    }
   }
 
   /** New log output since the last read, at most the newest `limit` bytes. */

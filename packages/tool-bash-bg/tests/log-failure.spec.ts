@@ -34,7 +34,7 @@ describe('a log that cannot be written', () => {
     expect(record.status).toBe('error')
     expect(record.capped).toBe(true)
     expect(record.exit_code).toBe(0)
-    expect(shell.outcome()).toEqual({ status: 'failed', detail: 'exit code: 0; log write failed (ENOSPC) at 0 bytes' })
+    expect(shell.outcome()).toEqual({ status: 'failed', detail: 'exit code: 0; log failed (ENOSPC) at 0 bytes' })
   })
 
   it('a spawn that throws synchronously leaves no log file behind', async () => {
