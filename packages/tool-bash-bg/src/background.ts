@@ -109,6 +109,11 @@ export class BackgroundShell {
     const last = this.writer.lastOutputAt
     this.record.last_output_at = last === undefined ? null : new Date(last).toISOString()
     this.record.processes = this.processes.live
+    this.noteLogProblem()
+  }
+
+  /** Looked at on every read, after the end too: a log removed later is said as well. */
+  private noteLogProblem(): void {
     const problem = this.writer.problem()
     if (problem !== undefined) this.record.log_problem = problem
     else delete this.record.log_problem
@@ -117,6 +122,7 @@ export class BackgroundShell {
   /** The shell as it is now: a fresh frozen copy. */
   snapshot(): ShellSnapshot {
     if (this.record.ended_at === null) this.sync()
+    else this.noteLogProblem()
     return Object.freeze({ ...this.record })
   }
 
