@@ -104,7 +104,7 @@ function renderBackground(value: BackgroundValue): string {
   const lines = [`Started background shell ${value.shell_id} (pid ${value.pid}${job}).`, `Output file: ${value.output_file}`]
   if (value.wait === 'matched') lines.push(`Matched wait_for: ${value.matched_line ?? ''}`)
   if (value.wait === 'capped') lines.push(`The log reached its cap before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
-  if (value.wait === 'log-failed') lines.push(`The log stopped taking output (${value.log_problem ?? 'write failed'}) before a line matched wait_for; the shell is still running. ${lastLines(value.last_lines)}`)
+  if (value.wait === 'log-failed') lines.push(`The ${value.log_problem ?? 'log failed'} before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
   if (value.wait === 'timeout') lines.push(`No line matched wait_for in ${value.wait_ms ?? 0} ms; the shell is still running. ${lastLines(value.last_lines)}`)
   lines.push(value.stop_with === undefined ? 'Read the file for output.' : `Read the file for output; stop the shell with ${value.stop_with}.`)
   if (value.timeout_ignored === true) lines.push('[timeout does not apply to background shells; ignored]')

@@ -43,7 +43,8 @@ class Lines {
   }
 
   last(): string[] {
-    const pending = this.partial.replace(/\r$/, '')
+    const whole = this.partial.replace(/\r$/, '')
+    const pending = whole.length > MAX_TAIL_LINE ? `${whole.slice(0, MAX_TAIL_LINE)}…` : whole
     return pending === '' ? [...this.tail] : [...this.tail, pending].slice(-TAIL_LINES)
   }
 }

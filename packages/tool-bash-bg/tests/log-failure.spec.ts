@@ -1,4 +1,6 @@
-import { openSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, openSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { execTool, makeTmpDir, removeTmpDir, textOf } from '@gencode-ai/testkit'
@@ -130,5 +132,49 @@ describe('failures that say so (a real host)', () => {
     expect(outcome.signal_sent).toBe('none')
     expect(outcome.shell.status).toBe('completed')
     expect(outcome.shell.exit_code).toBe(0)
+  })
+})
+
+/** Run tests/fixtures/log-host.ts in its own process; its one JSON line. */
+async function logHost(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<Record<string, unknown>> {
+  const child = spawn(argv[0] ?? '', argv.slice(1), { cwd: join(import.meta.dirname, '..'), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+  let out = ''
+  child.stdout.on('data', (data: Buffer) => { out += String(data) })
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+  expect(code, out).toBe(0)
+  return JSON.parse(out) as Record<string, unknown>
+}
+
+const fixture = [process.execPath, '--import', 'tsx', join(import.meta.dirname, 'fixtures/log-host.ts')]
+const setpriv = spawnSync('setpriv', ['--bounding-set', '-dac_override', '--', 'true']).status === 0
+const tmpfs = spawnSync('unshare', ['-rm', 'sh', '-c', 'mount -t tmpfs -o size=1m tmpfs /mnt']).status === 0
+
+describe('log faults in a host process', () => {
+  const made: string[] = []
+  afterEach(() => { for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true }) })
+
+  // Root writes a 0500 directory anyway: the host runs without CAP_DAC_OVERRIDE, as an ordinary user would.
+  it.skipIf(!setpriv)('an unwritable log directory refuses with one sentence naming it, and works again once writable (skipped where setpriv is missing)', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'bg-unwritable-'))
+    made.push(tmp)
+    const drop = '-dac_override,-dac_read_search'
+    const result = await logHost(['setpriv', '--bounding-set', drop, '--inh-caps', drop, '--', ...fixture, 'unwritable'], { TMPDIR: tmp })
+    const refused = result.refused as { isError: boolean, text: string }
+    expect(refused.isError).toBe(true)
+    expect(refused.text).toMatch(new RegExp(`^Error: bash_bg: cannot create its log in ${tmp}/dsh-bash-bg-\\d+/host-\\w+ \\(EACCES\\) — nothing was started; `))
+    expect((result.after as { isError: boolean }).isError).toBe(false)
+  })
+
+  it.skipIf(!tmpfs)('a full log disk ends wait_for at once with the write error; the record and /tasks say so (skipped where unshare -rm cannot mount a tmpfs)', async () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'bg-full-'))
+    made.push(tmp)
+    const result = await logHost(['unshare', '-rm', 'sh', '-c', `mount -t tmpfs -o size=1m tmpfs "$TMPDIR" && exec "$@"`, 'sh', ...fixture, 'full'], { TMPDIR: tmp })
+    const waited = result.waited as { value: { wait: string, log_problem: string, last_lines: string[] }, text: string }
+    expect(waited.value.wait).toBe('log-failed')
+    expect(waited.value.log_problem).toBe('log failed (ENOSPC)')
+    expect(waited.text).toContain('The log failed (ENOSPC) before a line matched wait_for: no later line can match; the shell is still running.')
+    expect(waited.value.last_lines.at(-1)?.length).toBeLessThanOrEqual(301)
+    expect(result.liveness).toMatch(/^running \d+s, log failed \(ENOSPC\), /)
+    expect(result.tasks).toContain('log failed (ENOSPC),')
   })
 })
