@@ -140,12 +140,18 @@ export class BackgroundShell {
       if (escalates(current.request) || !escalates(request)) return current.outcome
       return current.outcome.then((outcome) => outcome.survivors.length === 0 ? outcome : this.terminate(request))
     }
+    const signalled = () => { this.killSignal ??= request.signal }
+    const kill = async (reaped: Promise<unknown> | undefined): Promise<KillOutcome> => {
+      // The common case signals in this tick; only an unreaped leader waits for its reap first.
+      const outcome = await (reaped === undefined
+        ? this.processes.terminate(request, signalled)
+        : reaped.then(() => this.processes.terminate(request, signalled)))
+      if (outcome.survivors.length === 0) await this.settled
+      return outcome
+    }
     const entry = {
       request,
-      outcome: this.leaderGone().then(() => this.processes.terminate(request, () => { this.killSignal ??= request.signal })).then(async (outcome) => {
-        if (outcome.survivors.length === 0) await this.settled
-        return outcome
-      }).finally(() => { if (this.termination === entry) this.termination = undefined }),
+      outcome: kill(this.leaderReaped()).finally(() => { if (this.termination === entry) this.termination = undefined }),
     }
     this.termination = entry
     return entry.outcome
@@ -155,11 +161,11 @@ export class BackgroundShell {
    * A leader that already exited but that Node has not reaped yet is a zombie still pinning the group: a signal
    * "lands" on it, and a quick command's own exit would read as a kill. Wait for the reap (it is due) first.
    */
-  private async leaderGone(): Promise<void> {
-    if (this.init.world.kind !== 'local' || this.record.leader_exited_at !== null) return
+  private leaderReaped(): Promise<unknown> | undefined {
+    if (this.init.world.kind !== 'local' || this.record.leader_exited_at !== null) return undefined
     const stat = hostSyscalls.stat(this.processes.pid)
-    if (stat === undefined || stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') return
-    await Promise.race([this.processes.exited, new Promise((resolve) => setTimeout(resolve, 1000))])
+    if (stat === undefined || stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') return undefined
+    return Promise.race([this.processes.exited, new Promise((resolve) => setTimeout(resolve, 1000))])
   }
 
   outcome(): ShellJobOutcome {

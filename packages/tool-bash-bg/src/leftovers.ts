@@ -154,7 +154,8 @@ function candidates(own: HostDir, base: string): Array<Candidate & { judged: boo
     const file = join(base, entry)
     const record = entry.endsWith('.json') ? readRecord(file) : undefined
     if (record === undefined || record.mark === own.mark) continue
-    // Within one PID namespace (an unreadable one proves nothing), a pid whose process has another start time (or none) is not the host any more.
+    // Within one PID namespace (an unreadable one proves nothing), a pid whose process has another start time
+    // (or none) is not the host any more.
     const sameNamespace = record.pidns !== '' && record.pidns === own.pidns
     found.push({ file, record, judged: sameNamespace, dead: sameNamespace && startTimeOf(record.pid) !== record.start })
   }

@@ -114,7 +114,8 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     if (result.wait === 'matched') return { ...value, wait: 'matched', wait_ms: waitMs, matched_line: result.matched_line ?? '' }
     if (result.wait === 'timeout') return { ...value, wait: 'timeout', wait_ms: waitMs, last_lines: result.last_lines }
     if (result.wait === 'capped' || result.wait === 'log-failed') {
-      return { ...value, wait: result.wait, wait_ms: waitMs, last_lines: result.last_lines, ...result.log_problem === undefined ? {} : { log_problem: result.log_problem } }
+      const problem = result.log_problem === undefined ? {} : { log_problem: result.log_problem }
+      return { ...value, wait: result.wait, wait_ms: waitMs, last_lines: result.last_lines, ...problem }
     }
     const { stop_with: _, ...ended } = value
     const problem = result.ended?.log_problem

@@ -11,7 +11,11 @@ const MAX_TAIL_LINE = 300
 
 /** 'capped' / 'log-failed': the log stopped taking output, so no later line can match (the shell keeps running). */
 type WaitResult = {
-  wait: 'matched' | 'exited' | 'timeout' | 'capped' | 'log-failed', matched_line?: string, last_lines: string[], ended?: ShellSnapshot, log_problem?: string
+  wait: 'matched' | 'exited' | 'timeout' | 'capped' | 'log-failed'
+  matched_line?: string
+  last_lines: string[]
+  ended?: ShellSnapshot
+  log_problem?: string
 }
 
 class Lines {

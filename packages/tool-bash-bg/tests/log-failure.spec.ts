@@ -60,6 +60,8 @@ describe('a log that cannot be written', () => {
   })
 })
 
+type Bg = { shell_id: string, pid: number, output_file: string, wait?: string, last_lines?: string[], log_problem?: string }
+
 describe('failures that say so (a real host)', () => {
   let host: BgHost | undefined
   afterEach(async () => { await host?.dispose(); host = undefined })
@@ -67,7 +69,7 @@ describe('failures that say so (a real host)', () => {
   const startBg = async (h: BgHost, command: string, extra: object = {}) => {
     const result = await execTool(h.ctx, 'bash_bg', { command, run_in_background: true, ...extra })
     if (result.isError) throw new Error(textOf(result))
-    return result.value as unknown as { shell_id: string, pid: number, output_file: string, wait?: string, last_lines?: string[], log_problem?: string }
+    return result.value as unknown as Bg
   }
 
   it('a removed log directory is re-created (0700) for the next call; the shell whose log went says so', async () => {
@@ -168,7 +170,8 @@ describe('log faults in a host process', () => {
   it.skipIf(!tmpfs)('a full log disk ends wait_for at once with the write error; the record and /tasks say so (skipped where unshare -rm cannot mount a tmpfs)', async () => {
     const tmp = mkdtempSync(join(tmpdir(), 'bg-full-'))
     made.push(tmp)
-    const result = await logHost(['unshare', '-rm', 'sh', '-c', `mount -t tmpfs -o size=1m tmpfs "$TMPDIR" && exec "$@"`, 'sh', ...fixture, 'full'], { TMPDIR: tmp })
+    const mountThenRun = 'mount -t tmpfs -o size=1m tmpfs "$TMPDIR" && exec "$@"'
+    const result = await logHost(['unshare', '-rm', 'sh', '-c', mountThenRun, 'sh', ...fixture, 'full'], { TMPDIR: tmp })
     const waited = result.waited as { value: { wait: string, log_problem: string, last_lines: string[] }, text: string }
     expect(waited.value.wait).toBe('log-failed')
     expect(waited.value.log_problem).toBe('log failed (ENOSPC)')
