@@ -2,12 +2,11 @@
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Readable } from 'node:stream'
-import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { StringDecoder } from 'node:string_decoder'
 import type { ShellSnapshot } from './contract.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
 import { closed, type Launch } from './launch.ts'
-import { LogWriter } from './log-writer.ts'
+import { LogWriter, noLog } from './log-writer.ts'
 import { SHELL_MARK } from './proc-census.ts'
 import { hostSyscalls } from './syscalls.ts'
 import type { KillOutcome, KillRequest, ShellProcesses, ShellWorld } from './shell-processes.ts'
@@ -31,14 +30,6 @@ export interface ShellInit {
   maxLogBytes: number
   cancelRequest: () => KillRequest
   hostMark: string
-}
-
-/** The log cannot be created: nothing starts. */
-export function noLog(dir: string, reason: string): HarnessError {
-  return new HarnessError(
-    `bash_bg: cannot create its log in ${dir} (${reason}) — nothing was started; make ${dir} (or TMPDIR) a directory only this user can write, or restart the host`,
-    'LOG_UNAVAILABLE',
-  )
 }
 
 /** Why a log stopped taking output. */

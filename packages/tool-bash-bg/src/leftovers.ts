@@ -6,6 +6,7 @@ import { connect, createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { envValue, HOST_MARK, scanShells, SHELL_MARK, startTimeOf } from './proc-census.ts'
+import { noLog } from './log-writer.ts'
 import { hostSyscalls } from './syscalls.ts'
 
 /** Between SIGTERM and SIGKILL. */
@@ -61,8 +62,14 @@ function privateBase(): string | undefined {
 
 export function openHostDir() {
   const base = privateBase()
-  // mkdtemp creates it 0700, outside any workspace.
-  const logDir = realpathSync(mkdtempSync(base === undefined ? join(tmpdir(), 'dsh-bash-bg-') : join(base, 'host-')))
+  const parent = base ?? tmpdir()
+  let logDir: string
+  try {
+    // mkdtemp creates it 0700, outside any workspace.
+    logDir = realpathSync(mkdtempSync(base === undefined ? join(parent, 'dsh-bash-bg-') : join(base, 'host-')))
+  } catch (error) {
+    throw noLog(parent, (error as NodeJS.ErrnoException).code ?? String(error))
+  }
   const mark = `${HOST_MARK}=${basename(logDir)}`
   const recordFile = `${logDir}.json`
   const start = startTimeOf(process.pid) ?? 0
@@ -87,7 +94,8 @@ export function openHostDir() {
         writeFileSync(`${recordFile}.tmp`, JSON.stringify(record), { mode: 0o600 })
         renameSync(`${recordFile}.tmp`, recordFile)
       } catch {
-        // A record that cannot be written only loses crash cleanup, never a shell.
+        // A record that cannot be written (a full disk) only loses crash cleanup, never a shell; the last whole one stays.
+        rmSync(`${recordFile}.tmp`, { force: true })
       }
     },
     remove(): void {

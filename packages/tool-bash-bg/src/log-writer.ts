@@ -2,6 +2,15 @@
 // ends it and later output is drained. Sync writes: about 3x faster than queued async ones (bench/bash-bg).
 import { closeSync, constants, fstatSync, lstatSync, openSync, writeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
+
+/** The log cannot be created: nothing starts. */
+export function noLog(dir: string, reason: string): HarnessError {
+  return new HarnessError(
+    `bash_bg: cannot create its log in ${dir} (${reason}) — nothing was started; make ${dir} (or TMPDIR) a directory only this user can write, or restart the host`,
+    'LOG_UNAVAILABLE',
+  )
+}
 
 export class LogWriter {
   bytes = 0

@@ -102,6 +102,20 @@ describe('failures that say so (a real host)', () => {
     expect(live?.outcome()).toEqual({ status: 'failed', detail: 'exit code: 0; log removed at 3 bytes' })
   })
 
+  it('a TMPDIR where no log directory can be made fails the load with the same sentence, not a raw errno', async () => {
+    const cwd = await makeTmpDir('bg-notmp-')
+    dirs.push(cwd)
+    const saved = process.env.TMPDIR
+    process.env.TMPDIR = '/dev/null/tmp'
+    try {
+      const outcome = await bootBashBg({}, { cwd }).then(async (booted) => { await booted.dispose(); return 'booted' }, (error: unknown) => String(error))
+      expect(outcome).toContain('bash_bg: cannot create its log in /dev/null/tmp (ENOTDIR) — nothing was started; ')
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR
+      else process.env.TMPDIR = saved
+    }
+  })
+
   it('wait_for ends when the log reaches its cap (no later line can match), not at its timeout', async () => {
     host = await bootBashBg({ maxLogBytes: 1000 })
     const value = await startBg(host, "head -c 5000 /dev/zero | tr '\\0' a; echo; echo ready; sleep 30", { wait_for: 'ready', timeout: 60_000 })
