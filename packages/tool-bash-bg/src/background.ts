@@ -200,8 +200,9 @@ export class BackgroundShell {
         closeSync(fd)
       }
     } catch {
-      // The log is gone (the shell was removed).
-      return ''
+      // The log is gone (removed by someone, or pruned): said once, then nothing more to read.
+      this.cursor = end
+      return `[bash_bg: ${this.record.output_file} was removed; its output cannot be read]\n`
     }
     this.cursor = end
     if (skipped === 0) return this.decoder.write(buffer)

@@ -84,6 +84,10 @@ describe('failures that say so (a real host)', () => {
     const record = peek(host, old.shell_id)
     expect(record?.log_problem).toBe('log removed')
     expect(host.shells.liveness(record!)).toMatch(/^running \d+s, log removed, 7 B, last \d+s ago$/)
+    // A host job's output read says so once.
+    const live = (host.shells as unknown as { shells: Map<string, BackgroundShell> }).shells.get(old.shell_id)
+    expect(live?.readOutput(1000)).toBe(`[bash_bg: ${old.output_file} was removed; its output cannot be read]\n`)
+    expect(live?.readOutput(1000)).toBe('')
     await host.shells.stop(old.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 5000 }, undefined)
     const ended = await host.shells.settled(old.shell_id)
     expect(ended.log_problem).toBe('log removed')
