@@ -122,8 +122,12 @@ describe('failures that say so (a real host)', () => {
 
   it('wait_for ends when the log reaches its cap (no later line can match), not at its timeout', async () => {
     host = await bootBashBg({ maxLogBytes: 1000 })
-    const value = await startBg(host, "head -c 5000 /dev/zero | tr '\\0' a; echo; echo ready; sleep 30", { wait_for: 'ready', timeout: 60_000 })
+    const result = await execTool(host.ctx, 'bash_bg', {
+      command: "head -c 5000 /dev/zero | tr '\\0' a; echo; echo ready; sleep 30", run_in_background: true, wait_for: 'ready', timeout: 60_000,
+    })
+    const value = result.value as unknown as Bg
     expect(value.wait).toBe('capped')
+    expect(textOf(result)).toContain('The log reached its cap before a line matched wait_for: no later line can match; the shell is still running.')
     expect(peek(host, value.shell_id)?.status).toBe('running')
     const text = textOf(await execTool(host.ctx, 'bash_bg', { command: 'echo x; sleep 30', run_in_background: true, wait_for: 'never', timeout: 300 }))
     expect(text).toContain('No line matched wait_for in 300 ms')
