@@ -1,12 +1,14 @@
 /** One background shell: a detached process group writing to a capped log, watched until all of it is gone; it settles once. */
 import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
+import { dirname } from 'node:path'
 import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
 import type { ShellSnapshot } from './contract.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
 import { closed, type Launch } from './launch.ts'
-import { LogWriter } from './log-writer.ts'
+import { LogWriter, noLog } from './log-writer.ts'
 import { SHELL_MARK } from './proc-census.ts'
+import { hostSyscalls } from './syscalls.ts'
 import type { KillOutcome, KillRequest, ShellProcesses, ShellWorld } from './shell-processes.ts'
 
 /** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
@@ -30,6 +32,9 @@ export interface ShellInit {
   hostMark: string
 }
 
+/** Why a log stopped taking output. */
+export type LogEnd = { end: 'capped' } | { end: 'log-failed', problem: string }
+
 type ShellRecord = { -readonly [K in keyof ShellSnapshot]: ShellSnapshot[K] }
 
 export class BackgroundShell {
@@ -45,7 +50,11 @@ export class BackgroundShell {
 
   /** Spawns synchronously (a host job's `run` must return at once); throws when nothing started. */
   constructor(private readonly init: ShellInit) {
-    this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
+    try {
+      this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
+    } catch (error) {
+      throw noLog(dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
+    }
     const [name, value] = init.hostMark.split('=') as [string, string]
     let started
     try {
@@ -80,7 +89,7 @@ export class BackgroundShell {
     this.writer.close()
     this.sync()
     // A shell whose log could not be written ended in error: its output is incomplete.
-    this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : this.writer.failure === undefined ? 'completed' : 'error'
+    this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : this.record.log_problem === undefined ? 'completed' : 'error'
     this.record.ended_at = new Date().toISOString()
     return this.snapshot()
   }
@@ -91,11 +100,20 @@ export class BackgroundShell {
     const last = this.writer.lastOutputAt
     this.record.last_output_at = last === undefined ? null : new Date(last).toISOString()
     this.record.processes = this.processes.live
+    this.noteLogProblem()
+  }
+
+  /** Looked at on every read, after the end too: a log removed later is said as well. */
+  private noteLogProblem(): void {
+    const problem = this.writer.problem()
+    if (problem !== undefined) this.record.log_problem = problem
+    else delete this.record.log_problem
   }
 
   /** The shell as it is now: a fresh frozen copy. */
   snapshot(): ShellSnapshot {
     if (this.record.ended_at === null) this.sync()
+    else this.noteLogProblem()
     return Object.freeze({ ...this.record })
   }
 
@@ -113,33 +131,58 @@ export class BackgroundShell {
       if (escalates(current.request) || !escalates(request)) return current.outcome
       return current.outcome.then((outcome) => outcome.survivors.length === 0 ? outcome : this.terminate(request))
     }
+    const signalled = () => { this.killSignal ??= request.signal }
+    const kill = async (reaped: Promise<unknown> | undefined): Promise<KillOutcome> => {
+      // The common case signals in this tick; only an unreaped leader waits for its reap first.
+      const outcome = await (reaped === undefined
+        ? this.processes.terminate(request, signalled)
+        : reaped.then(() => this.processes.terminate(request, signalled)))
+      if (outcome.survivors.length === 0) await this.settled
+      return outcome
+    }
     const entry = {
       request,
-      outcome: this.processes.terminate(request, () => { this.killSignal ??= request.signal }).then(async (outcome) => {
-        if (outcome.survivors.length === 0) await this.settled
-        return outcome
-      }).finally(() => { if (this.termination === entry) this.termination = undefined }),
+      outcome: kill(this.leaderReaped()).finally(() => { if (this.termination === entry) this.termination = undefined }),
     }
     this.termination = entry
     return entry.outcome
   }
 
+  /**
+   * A leader that already exited but that Node has not reaped yet is a zombie still pinning the group: a signal
+   * "lands" on it, and a quick command's own exit would read as a kill. Wait for the reap (it is due) first.
+   */
+  private leaderReaped(): Promise<unknown> | undefined {
+    if (this.init.world.kind !== 'local' || this.record.leader_exited_at !== null) return undefined
+    const stat = hostSyscalls.stat(this.processes.pid)
+    if (stat === undefined || stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') return undefined
+    return Promise.race([this.processes.exited, new Promise((resolve) => setTimeout(resolve, 1000))])
+  }
+
   outcome(): ShellJobOutcome {
     const record = this.record
     const cap = record.capped ? `; log capped at ${record.bytes} bytes` : ''
+    const problem = record.log_problem === undefined ? '' : `; ${record.log_problem} at ${record.bytes} bytes`
     if (record.status === 'killed') {
-      return { status: 'killed', detail: `signal: ${record.signal ?? this.killSignal ?? 'SIGTERM'}${cap}` }
+      return { status: 'killed', detail: `signal: ${record.signal ?? this.killSignal ?? 'SIGTERM'}${cap}${problem}` }
     }
-    if (record.status === 'error') {
-      return { status: 'failed', detail: `exit code: ${record.exit_code ?? 0}; log write failed (${this.writer.failure}) at ${record.bytes} bytes` }
-    }
+    if (record.status === 'error') return { status: 'failed', detail: `exit code: ${record.exit_code ?? 0}${problem}` }
     return { status: 'completed', detail: `exit code: ${record.exit_code ?? 0}${cap}` }
   }
 
-  /** Every piece of the log as it is written (wait_for attaches in the spawning tick, so it sees all). */
-  watchOutput(watcher: (written: Buffer) => void): () => void {
+  /**
+   * Every piece of the log as it is written (wait_for attaches in the spawning tick, so it sees all), and
+   * `onEnd` once the log stops taking output: 'capped', or 'log-failed' with the write error.
+   */
+  watchOutput(watcher: (written: Buffer) => void, onEnd: (end: LogEnd) => void = () => {}): () => void {
+    const ender = () => onEnd(this.writer.failure === undefined ? { end: 'capped' } : { end: 'log-failed', problem: `log failed (${this.writer.failure})` })
     this.writer.watchers.add(watcher)
-    return () => { this.writer.watchers.delete(watcher) }
+    this.writer.enders.add(ender)
+    if (this.writer.capped) queueMicrotask(ender)
+    return () => {
+      this.writer.watchers.delete(watcher)
+      this.writer.enders.delete(ender)
+    }
   }
 
   /** New log output since the last read, at most the newest `limit` bytes. */
@@ -157,8 +200,9 @@ export class BackgroundShell {
         closeSync(fd)
       }
     } catch {
-      // The log is gone (the shell was removed).
-      return ''
+      // The log is gone (removed by someone, or pruned): said once, then nothing more to read.
+      this.cursor = end
+      return `[bash_bg: ${this.record.output_file} was removed; its output cannot be read]\n`
     }
     this.cursor = end
     if (skipped === 0) return this.decoder.write(buffer)

@@ -28,6 +28,8 @@ export interface ShellSnapshot {
   readonly capped: boolean
   readonly last_output_at: string | null
   readonly processes: number
+  /** Set when the log is not the whole output: 'log removed', 'log failed (ENOSPC)'. */
+  readonly log_problem?: string
   /** Set when the shell runs through ctx.subprocess (another execution world): what that world cannot promise. */
   readonly world_limits?: string
 }

@@ -2,7 +2,7 @@
 // and the signal re-raised only when no other listener handles it (a host that traps SIGINT keeps its behaviour).
 import type { Context } from '@deepseek-ai/cordis'
 import { hostJobsOf } from './jobs-adapter.ts'
-import { openHostDir, reapLeftovers } from './leftovers.ts'
+import { openHostDir, reapBySocket, reapLeftovers } from './leftovers.ts'
 import { ShellRegistry } from './registry.ts'
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const
@@ -14,8 +14,9 @@ type Tagged = ((signal: NodeJS.Signals) => void) & { [OURS]?: true }
 export function startRegistry(ctx: Context, keepFinishedMs: number): ShellRegistry {
   const host = openHostDir()
   const registry = new ShellRegistry({ host, keepFinishedMs, jobs: () => hostJobsOf(ctx.get('jobs')) })
-  const stopped = reapLeftovers(host)
-  if (stopped > 0) registry.noteLeftovers(`Stopped ${stopped} shell${stopped === 1 ? '' : 's'} left by a host that exited without cleanup`)
+  registry.noteLeftovers(reapLeftovers(host))
+  // Hosts of other PID namespaces: proven dead by their socket, off the boot path.
+  void reapBySocket(host).then((stopped) => registry.noteLeftovers(stopped), () => {})
   let done = false
   const onExit: Tagged = () => {
     if (done) return
@@ -40,7 +41,13 @@ export function startRegistry(ctx: Context, keepFinishedMs: number): ShellRegist
   }
   ctx.effect(() => async () => {
     uninstall()
-    await registry.terminateAll()
+    // The kills wait on unref'd timers: hold the event loop until they are done, or a host with nothing else to do exits mid-dispose.
+    const hold = setInterval(() => {}, 60_000)
+    try {
+      await registry.terminateAll()
+    } finally {
+      clearInterval(hold)
+    }
     host.remove()
   }, 'tool-bash-bg shells')
   return registry

@@ -25,8 +25,9 @@ export function statusOf(record: ShellRecord): string {
 /** '12.3 KiB, last 3s ago', or 'no output'. */
 export function outputOf(record: ShellRecord, now: number): string {
   // A record registered from outside may lack the field.
-  if (record.last_output_at === null || record.last_output_at === undefined) return 'no output'
-  return `${size(record.bytes)}, last ${duration(now - Date.parse(record.last_output_at))} ago`
+  const problem = record.log_problem === undefined ? '' : `${record.log_problem}, `
+  if (record.last_output_at === null || record.last_output_at === undefined) return `${problem}no output`
+  return `${problem}${size(record.bytes)}, last ${duration(now - Date.parse(record.last_output_at))} ago`
 }
 
 /** 'running 5m12s, 12.3 KiB, last 3s ago' / 'running 1m02s (leader exit 0, 2 left), no output' / 'completed after 3s, …'. */

@@ -1,7 +1,16 @@
 // A shell's capped log: both streams in arrival order, one new 0600 file; at the cap (or a disk error) a marker
 // ends it and later output is drained. Sync writes: about 3x faster than queued async ones (bench/bash-bg).
-import { closeSync, constants, openSync, writeSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, writeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
+
+/** The log cannot be created: nothing starts. */
+export function noLog(dir: string, reason: string): HarnessError {
+  return new HarnessError(
+    `bash_bg: cannot create its log in ${dir} (${reason}) — nothing was started; make ${dir} (or TMPDIR) a directory only this user can write, or restart the host`,
+    'LOG_UNAVAILABLE',
+  )
+}
 
 export class LogWriter {
   bytes = 0
@@ -10,6 +19,8 @@ export class LogWriter {
   failure: string | undefined
   lastOutputAt: number | undefined
   readonly watchers = new Set<(written: Buffer) => void>()
+  /** Told once, when the log stops taking output (the cap, or a write error). */
+  readonly enders = new Set<() => void>()
   private fd: number | undefined
   private readonly marker: Buffer
 
@@ -34,7 +45,25 @@ export class LogWriter {
     if (room > 0) this.write(chunk.subarray(0, room))
     // A cap smaller than the marker keeps only as much of the marker as fits.
     this.write(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)))
+    this.stopCapture()
+  }
+
+  private stopCapture(): void {
+    if (this.capped) return
     this.capped = true
+    for (const ender of this.enders) ender()
+  }
+
+  /** Why the log is not the shell's whole output, in a few words ('log removed', 'log failed (ENOSPC)'). */
+  problem(): string | undefined {
+    if (this.failure !== undefined) return `log failed (${this.failure})`
+    try {
+      // Removed while open: writes still land, in a file nobody can open.
+      if (this.fd !== undefined ? fstatSync(this.fd).nlink === 0 : !lstatSync(this.path).isFile()) return 'log removed'
+    } catch {
+      return 'log removed'
+    }
+    return undefined
   }
 
   private write(buffer: Buffer): void {
@@ -46,8 +75,8 @@ export class LogWriter {
       this.lastOutputAt = Date.now()
       for (const watcher of this.watchers) watcher(buffer)
     } catch (error) {
-      this.capped = true
       this.failure = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+      this.stopCapture()
     }
   }
 

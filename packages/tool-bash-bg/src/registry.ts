@@ -7,8 +7,9 @@ import { BackgroundShell } from './background.ts'
 import type { BackgroundShells, Caller, ShellSnapshot, StopOutcome, StopperOptions } from './contract.ts'
 import type { HostJobs } from './jobs-adapter.ts'
 import type { Launch } from './launch.ts'
-import type { HostDir } from './leftovers.ts'
+import { privateDirProblem, type HostDir } from './leftovers.ts'
 import { liveness } from './liveness.ts'
+import { noLog } from './log-writer.ts'
 import type { KillRequest, ShellWorld } from './shell-processes.ts'
 
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
@@ -48,7 +49,7 @@ export class ShellRegistry implements BackgroundShells {
   /** Stop requests handed to the host jobs, for the job's cancel to carry out; never seen outside. */
   private readonly pending = new Map<string, KillRequest>()
   private readonly stoppers: StopperOptions[] = []
-  private leftoverNotice: string | undefined
+  private leftovers = 0
   private saving: NodeJS.Timeout | undefined
   readonly logDir: string
 
@@ -56,15 +57,15 @@ export class ShellRegistry implements BackgroundShells {
     this.logDir = options.host.logDir
   }
 
-  /** Said once by /tasks: the shells of dead hosts stopped at start. */
-  noteLeftovers(notice: string): void {
-    this.leftoverNotice = notice
+  /** Said once by /tasks: the shells of dead hosts this host stopped. */
+  noteLeftovers(stopped: number): void {
+    this.leftovers += stopped
   }
 
   takeLeftoverNotice(): string | undefined {
-    const notice = this.leftoverNotice
-    this.leftoverNotice = undefined
-    return notice
+    const stopped = this.leftovers
+    this.leftovers = 0
+    return stopped === 0 ? undefined : `Stopped ${stopped} shell${stopped === 1 ? '' : 's'} left by a host that exited without cleanup`
   }
 
   attachStopper(options: StopperOptions): () => void {
@@ -122,6 +123,9 @@ export class ShellRegistry implements BackgroundShells {
    */
   start(start: ShellStart): BackgroundShell {
     this.prune()
+    // Re-created (0700, ours) when something removed it: an agent cleaning /tmp, a tmp cleaner.
+    const problem = privateDirProblem(this.logDir)
+    if (problem !== undefined) throw noLog(this.logDir, problem)
     const id = this.newId()
     const init = {
       id, command: start.command, owner: start.caller?.id ?? '', launch: start.launch, world: start.world,

@@ -38,12 +38,13 @@ export const VALUE_SCHEMA = {
         job_id: { type: 'string' },
         timeout_ignored: { type: 'boolean' },
         stop_with: { type: 'string' },
-        wait: { type: 'string', enum: ['matched', 'exited', 'timeout'] },
+        wait: { type: 'string', enum: ['matched', 'exited', 'timeout', 'capped', 'log-failed'] },
         wait_ms: { type: 'number' },
         matched_line: { type: 'string' },
         last_lines: { type: 'array', items: { type: 'string' } },
         exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
         signal: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+        log_problem: { type: 'string' },
         ...WORLD,
       },
     },
@@ -96,12 +97,14 @@ function renderBackground(value: BackgroundValue): string {
     const how = value.signal === null || value.signal === undefined ? `exit code ${value.exit_code ?? 0}` : `signal ${value.signal}`
     return [
       `Background shell ${value.shell_id} (pid ${value.pid}${job}) ended (${how}) before a line matched wait_for.`,
-      `Output file: ${value.output_file}`,
+      `Output file: ${value.output_file}${value.log_problem === undefined ? '' : ` (${value.log_problem}: it is not the whole output)`}`,
       lastLines(value.last_lines),
     ].join('\n')
   }
   const lines = [`Started background shell ${value.shell_id} (pid ${value.pid}${job}).`, `Output file: ${value.output_file}`]
   if (value.wait === 'matched') lines.push(`Matched wait_for: ${value.matched_line ?? ''}`)
+  if (value.wait === 'capped') lines.push(`The log reached its cap before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
+  if (value.wait === 'log-failed') lines.push(`The ${value.log_problem ?? 'log failed'} before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
   if (value.wait === 'timeout') lines.push(`No line matched wait_for in ${value.wait_ms ?? 0} ms; the shell is still running. ${lastLines(value.last_lines)}`)
   lines.push(value.stop_with === undefined ? 'Read the file for output.' : `Read the file for output; stop the shell with ${value.stop_with}.`)
   if (value.timeout_ignored === true) lines.push('[timeout does not apply to background shells; ignored]')

@@ -36,6 +36,12 @@ function aborted(message = 'tool call aborted'): HarnessError {
   return error
 }
 
+/** A command as an error lists it: one line, at most 40 characters. */
+function cut(command: string): string {
+  const flat = command.replace(/\s+/g, ' ').trim()
+  return flat.length > 40 ? `${flat.slice(0, 39)}…` : flat
+}
+
 type Args = { command: string, timeout?: number, description?: string, run_in_background?: boolean, wait_for?: string }
 
 type Started = { value: BackgroundValue, shell: BackgroundShell }
@@ -75,7 +81,8 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
   const startBackground = (args: Args, launch: Launch, world: ShellWorld, exec: ToolExecution): Started => {
     const running = registry.running(exec.agent?.id ?? '')
     if (running.length >= config.maxEntries) {
-      const ids = running.map((record) => `${record.id} (${record.command}; ${liveness(record, Date.now())})`).join(', ')
+      // Each command cut as /tasks cuts it: ten 100 KB commands must not make a megabyte of error.
+      const ids = running.map((record) => `${record.id} (${cut(record.command)}; ${liveness(record, Date.now())})`).join(', ')
       const tool = stopToolOf(ctx, registry)
       const hint = tool === undefined ? 'wait for one to finish, then retry' : `stop one with ${tool}, then retry`
       throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${hint}`, 'TOO_MANY_SHELLS')
@@ -106,8 +113,16 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     const result = await waitForLine(shell, pattern, waitMs, signal, () => aborted(`tool call aborted while waiting for wait_for; ${stillRunning}`))
     if (result.wait === 'matched') return { ...value, wait: 'matched', wait_ms: waitMs, matched_line: result.matched_line ?? '' }
     if (result.wait === 'timeout') return { ...value, wait: 'timeout', wait_ms: waitMs, last_lines: result.last_lines }
+    if (result.wait === 'capped' || result.wait === 'log-failed') {
+      const problem = result.log_problem === undefined ? {} : { log_problem: result.log_problem }
+      return { ...value, wait: result.wait, wait_ms: waitMs, last_lines: result.last_lines, ...problem }
+    }
     const { stop_with: _, ...ended } = value
-    return { ...ended, wait: 'exited', wait_ms: waitMs, last_lines: result.last_lines, exit_code: result.ended?.exit_code ?? null, signal: result.ended?.signal ?? null }
+    const problem = result.ended?.log_problem
+    return {
+      ...ended, wait: 'exited', wait_ms: waitMs, last_lines: result.last_lines, exit_code: result.ended?.exit_code ?? null, signal: result.ended?.signal ?? null,
+      ...problem === undefined ? {} : { log_problem: problem },
+    }
   }
 
   return blanksAsAbsent(defineTool({

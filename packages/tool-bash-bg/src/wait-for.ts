@@ -9,7 +9,14 @@ const MAX_LINE = 4096
 const TAIL_LINES = 10
 const MAX_TAIL_LINE = 300
 
-type WaitResult = { wait: 'matched' | 'exited' | 'timeout', matched_line?: string, last_lines: string[], ended?: ShellSnapshot }
+/** 'capped' / 'log-failed': the log stopped taking output, so no later line can match (the shell keeps running). */
+type WaitResult = {
+  wait: 'matched' | 'exited' | 'timeout' | 'capped' | 'log-failed'
+  matched_line?: string
+  last_lines: string[]
+  ended?: ShellSnapshot
+  log_problem?: string
+}
 
 class Lines {
   private readonly decoder = new StringDecoder('utf8')
@@ -40,7 +47,8 @@ class Lines {
   }
 
   last(): string[] {
-    const pending = this.partial.replace(/\r$/, '')
+    const whole = this.partial.replace(/\r$/, '')
+    const pending = whole.length > MAX_TAIL_LINE ? `${whole.slice(0, MAX_TAIL_LINE)}…` : whole
     return pending === '' ? [...this.tail] : [...this.tail, pending].slice(-TAIL_LINES)
   }
 }
@@ -62,7 +70,9 @@ export function waitForLine(
     const onAbort = () => finish(aborted())
     const stop = shell.watchOutput((written) => {
       if (lines.feed(written)) finish({ wait: 'matched', matched_line: lines.matched ?? '', last_lines: [] })
-    })
+    }, (ended) => finish(ended.end === 'capped'
+      ? { wait: 'capped', last_lines: lines.last() }
+      : { wait: 'log-failed', last_lines: lines.last(), log_problem: ended.problem }))
     const timer = setTimeout(() => finish({ wait: 'timeout', last_lines: lines.last() }), timeoutMs)
     signal.addEventListener('abort', onAbort, { once: true })
     if (signal.aborted) onAbort()

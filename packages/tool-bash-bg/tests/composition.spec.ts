@@ -1,13 +1,25 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import CommandRuntime from '@deepseek-ai/dsh-commands'
 import LocalSandboxProvider from '@deepseek-ai/dsh-sandbox-local'
 import SandboxPolicyService from '@deepseek-ai/dsh-sandbox-policy'
 import { execTool, textOf } from '@gencode-ai/testkit'
 import { bootBashBg, membersOf, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 let host: BgHost | undefined
 afterEach(async () => { await host?.dispose(); host = undefined })
+
+// A TMPDIR of this file's own: /tasks must not report the leftovers of a host another test file killed.
+const savedTmp = process.env.TMPDIR
+let tmp = ''
+beforeAll(() => { tmp = mkdtempSync(join(tmpdir(), 'bg-composition-')); process.env.TMPDIR = tmp })
+afterAll(() => {
+  if (savedTmp === undefined) delete process.env.TMPDIR
+  else process.env.TMPDIR = savedTmp
+  rmSync(tmp, { recursive: true, force: true })
+})
 
 interface Bg { shell_id: string, pid: number, output_file: string }
 

@@ -3,11 +3,11 @@
  * (as the Loader resolves `name`), and a host process whose exit kills every shell.
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type {} from '@deepseek-ai/dsh-tools'
 import CommandRuntime from '@deepseek-ai/dsh-commands'
 import { bootComposition, bundlePatch, execTool, textOf, type Composition } from '@gencode-ai/testkit'
@@ -60,9 +60,9 @@ interface ChildHost {
   exited: Promise<{ code: number | null, signal: NodeJS.Signals | null }>
 }
 
-function startHost(mode: string, mark: string, prefix: readonly string[] = []): ChildHost {
+function startHost(mode: string, mark: string, prefix: readonly string[] = [], env: NodeJS.ProcessEnv = {}): ChildHost {
   const argv = [...prefix, process.execPath, join(pkgDir, 'tests/fixtures/host.mjs'), mode, mark]
-  const child = spawn(argv[0] ?? '', argv.slice(1), { cwd: pkgDir, stdio: ['pipe', 'pipe', 'inherit'] })
+  const child = spawn(argv[0] ?? '', argv.slice(1), { cwd: pkgDir, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] })
   children.push(child)
   let out = ''
   const ready = new Promise<void>((resolve) => child.stdout?.on('data', (data: Buffer) => { out += String(data); if (out.includes('ready ')) resolve() }))
@@ -102,6 +102,16 @@ describe('host process exit', () => {
     expect(pidsWithMarker(mark)).toEqual([])
   })
 
+  it('a dispose with nothing else on the event loop runs to its end: the shell is stopped before the host exits', async () => {
+    const mark = marker('hostdispose')
+    const host = startHost('dispose', mark)
+    // An open stdin would keep the host's loop alive by itself.
+    host.child.stdin?.end()
+    expect(await host.exited).toEqual({ code: 0, signal: null })
+    expect(host.output()).toContain('disposed')
+    expect(pidsWithMarker(mark)).toEqual([])
+  })
+
   it('SIGINT the host handles itself is not hijacked: shells live on until the host exits', async () => {
     const mark = marker('hostint')
     const host = startHost('host-sigint', mark)
@@ -118,7 +128,21 @@ describe('host process exit', () => {
 
 describe('crash leftovers', () => {
   let local: BgHost | undefined
-  afterEach(async () => { await local?.dispose(); local = undefined })
+  // Each test's hosts share a TMPDIR of their own: a host another test file boots meanwhile must not reap (and report) these.
+  let tmp = ''
+  const savedTmp = process.env.TMPDIR
+  beforeEach(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'bg-crash-'))
+    process.env.TMPDIR = tmp
+  })
+  afterEach(async () => {
+    await local?.dispose()
+    local = undefined
+    if (savedTmp === undefined) delete process.env.TMPDIR
+    else process.env.TMPDIR = savedTmp
+    rmSync(tmp, { recursive: true, force: true })
+  })
+  const base = () => join(tmp, `dsh-bash-bg-${process.getuid?.() ?? 0}`)
 
   const tasks = async (h: BgHost) => {
     const agent = h.agent()
@@ -129,7 +153,7 @@ describe('crash leftovers', () => {
 
   it('a live host\'s shells are never touched; once it is SIGKILLed, the next host stops them and says so once in /tasks', async () => {
     const mark = marker('crash')
-    const other = startHost('escape', mark)
+    const other = startHost('escape', mark, [], { TMPDIR: tmp })
     await other.ready
     await until(() => pidsWithMarker(mark, true).length === 3, 'the other host\'s shell, setsid child included')
     // Two live hosts side by side: starting this one leaves the other's shell alone.
@@ -153,21 +177,46 @@ describe('crash leftovers', () => {
   const namespaces = spawnSync(unshare[0] ?? '', [...unshare.slice(1), 'true']).status === 0
   it.skipIf(!namespaces)('a live host in another PID namespace keeps its shells and its log directory (skipped where unshare --pid is not permitted)', async () => {
     const mark = marker('pidns')
-    const other = startHost('escape', mark, unshare)
+    const other = startHost('escape', mark, unshare, { TMPDIR: tmp })
     await other.ready
     await until(() => pidsWithMarker(mark, true).length === 3, 'the other namespace\'s shell')
-    // The other host's log directory: the one holding its shell's log.
-    const base = join(tmpdir(), `dsh-bash-bg-${process.getuid?.() ?? 0}`)
-    const shellId = /ready (bg-[a-z0-9]{6})/.exec(other.output())?.[1] ?? ''
-    const hostDir = readdirSync(base).find((name) => !name.endsWith('.json') && existsSync(join(base, name, `${shellId}.log`)))
-    expect(hostDir).toBeDefined()
+    const logDirs = () => readdirSync(base()).filter((name) => name.startsWith('host-') && !name.includes('.'))
+    const before = logDirs()
     local = await withTasks()
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect(pidsWithMarker(mark, true)).toHaveLength(3)
-    expect(existsSync(join(base, hostDir ?? '', `${shellId}.log`))).toBe(true)
-    expect(existsSync(join(base, `${hostDir ?? ''}.json`))).toBe(true)
+    expect(logDirs()).toEqual(expect.arrayContaining(before))
     expect(await tasks(local)).toBe('No background shells are running.')
     other.child.stdin?.write('exit\n')
     await other.exited
+  })
+
+  it.skipIf(!namespaces)('a dead host of another PID namespace is proven dead by its socket refusing: its directory is removed (skipped where unshare --pid is not permitted)', async () => {
+    const mark = marker('pidnsdead')
+    const other = startHost('plain', mark, unshare, { TMPDIR: tmp })
+    await other.ready
+    const entries = () => readdirSync(base()).filter((name) => name.startsWith('host-'))
+    const theirs = entries()
+    expect(theirs.filter((name) => name.endsWith('.sock'))).toHaveLength(1)
+    // SIGKILL to unshare (--kill-child) ends the whole namespace: the record, its directory and the socket file stay.
+    other.child.kill('SIGKILL')
+    await other.exited
+    await until(() => pidsWithMarker(mark).length === 0, 'the namespace to end')
+    expect(entries()).toEqual(theirs)
+    local = await withTasks()
+    const own = basename(local.shells.logDir)
+    await until(() => entries().every((name) => name.startsWith(own)), 'the dead host\'s record, directory and socket to go')
+  })
+
+  it('a host that reaps and exits at once still SIGKILLs the leftovers that ignore SIGTERM', async () => {
+    const mark = marker('reapexit')
+    const other = startHost('escape', mark, [], { TMPDIR: tmp })
+    await other.ready
+    await until(() => pidsWithMarker(mark, true).length === 3, 'the other host\'s shell')
+    other.child.kill('SIGKILL')
+    await other.exited
+    const reaper = startHost('boot-exit', marker('reaper'), [], { TMPDIR: tmp })
+    expect(await reaper.exited).toEqual({ code: 0, signal: null })
+    await until(() => pidsWithMarker(mark).length === 0, 'the TERM-ignoring leftovers to be SIGKILLed', 10_000)
   })
 })
