@@ -2,7 +2,7 @@
 
 export class MalformedNotebook extends Error {}
 
-export type RasterType = 'image/png' | 'image/jpeg'
+type RasterType = 'image/png' | 'image/jpeg'
 
 export type ParsedOutput = {
   type: string
