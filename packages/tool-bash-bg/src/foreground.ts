@@ -1,6 +1,8 @@
 // A foreground run in its own process group: the tail of each stream; the group stopped at the timeout, on abort,
 // and when the leader leaves processes behind. Output held open by a process outside the group gets PIPE_GRACE_MS.
+import { randomBytes } from 'node:crypto'
 import { closed, type Launch } from './launch.ts'
+import { SHELL_MARK } from './proc-census.ts'
 import type { ForegroundValue } from './render.ts'
 import type { ShellWorld } from './shell-processes.ts'
 
@@ -40,7 +42,8 @@ class Tail {
 export async function runForeground(
   world: ShellWorld, launch: Launch, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal,
 ): Promise<ForegroundValue & { aborted: boolean }> {
-  const child = world.start(launch, {})
+  // Marked like a background shell, so a leftover that left the group is still found (where no cgroup holds it).
+  const child = world.start(launch, { [SHELL_MARK]: `fg-${randomBytes(4).toString('hex')}` })
   const group = child.processes
   const stdout = new Tail(maxOutputBytes)
   const stderr = new Tail(maxOutputBytes)

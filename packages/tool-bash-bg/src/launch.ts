@@ -72,11 +72,11 @@ async function worldDirectory(fs: FileSystem | undefined, cwd: string): Promise<
   }
 }
 
-/** Spawn the leader of a new process group with piped output; throws when nothing started. */
-export function spawnGroup(launch: Launch, marks: Record<string, string> = {}): ChildProcessByStdio<null, Readable, Readable> {
+/** Spawn the leader of a new process group with piped output; throws when nothing started (`shown`: the program named then). */
+export function spawnGroup(launch: Launch, marks: Record<string, string> = {}, shown?: string): ChildProcessByStdio<null, Readable, Readable> {
   const [program, ...args] = launch.argv
   const failed = (cause?: unknown) => new HarnessError(
-    `bash_bg: could not start ${program} — check that it is installed and on PATH`, 'SPAWN_FAILED', cause === undefined ? undefined : { cause },
+    `bash_bg: could not start ${shown ?? program} — check that it is installed and on PATH`, 'SPAWN_FAILED', cause === undefined ? undefined : { cause },
   )
   let child: ChildProcessByStdio<null, Readable, Readable>
   try {

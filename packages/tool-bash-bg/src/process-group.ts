@@ -1,9 +1,10 @@
-// The local world's ShellProcesses: one shell's processes (its group, plus processes carrying its marks) and the
-// one place they are killed. The leader's pid is not reused until Node reaps it; after that, an empty group is
-// never signalled again.
+// The local world's ShellProcesses: one shell's processes (its cgroup where it has one, its group, processes
+// carrying its marks, and marked processes seen before whose marks vanished) and the one place they are killed.
+// The leader's pid is not reused until Node reaps it; after that, an empty group is never signalled again.
 import { HarnessError } from '@deepseek-ai/dsh-llm'
+import type { ShellCgroup } from './cgroup.ts'
 import { protectedPids, scanShells, startTimeOf, type ScanResult, type ScanTarget } from './proc-census.ts'
-import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses } from './shell-processes.ts'
+import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses, Tracking } from './shell-processes.ts'
 import { hostSyscalls, type ProcessSyscalls } from './syscalls.ts'
 
 /** What the group needs of its leader: Node's ChildProcess, or a scripted stand-in. */
@@ -44,8 +45,13 @@ export class ProcessGroup implements ShellProcesses {
   private active = 0
   private markEmptied: () => void = () => {}
   private readonly emptied = new Promise<void>((resolve) => { this.markEmptied = resolve })
+  /** Every marked pid a scan found, with its start time: still ours after a new title overwrites its environment. */
+  private readonly seen = new Map<number, number>()
 
-  constructor(leader: Leader, readonly marks: readonly string[] = [], private readonly sys: ProcessSyscalls = hostSyscalls) {
+  constructor(
+    leader: Leader, readonly marks: readonly string[] = [], private readonly sys: ProcessSyscalls = hostSyscalls,
+    private readonly cgroup?: ShellCgroup,
+  ) {
     if (leader.pid === undefined) throw new Error('process group: the child has no pid (spawn failed)')
     this.pgid = leader.pid
     this.leaderStart = startTimeOf(leader.pid, sys) ?? 0
@@ -64,6 +70,10 @@ export class ProcessGroup implements ShellProcesses {
     return this.pgid
   }
 
+  get tracking(): Tracking {
+    return this.cgroup === undefined ? 'marks' : 'cgroup'
+  }
+
   get leaderExit(): LeaderExit | undefined {
     return this.phase.name === 'leader-alive' ? undefined : this.phase.exit
   }
@@ -73,6 +83,7 @@ export class ProcessGroup implements ShellProcesses {
     this.phase = { name, exit: this.phase.exit }
     if (name === 'empty') {
       this.live = 0
+      this.cgroup?.remove()
       this.markEmptied()
     }
   }
@@ -80,12 +91,30 @@ export class ProcessGroup implements ShellProcesses {
   target(): ScanTarget | undefined {
     // The leader was reaped and nothing (a zombie included) is left in the group.
     if (this.phase.name === 'leader-exited' && !this.sys.groupExists(this.pgid)) this.moveTo('group-gone')
-    if (this.phase.name === 'group-gone' && this.marks.length === 0) this.moveTo('empty')
+    if (this.phase.name === 'group-gone' && this.marks.length === 0 && this.cgroup === undefined && this.seen.size === 0) this.moveTo('empty')
     if (this.phase.name === 'empty') return undefined
     return { pgid: this.pgid, leaderStart: this.leaderStart, group: this.phase.name !== 'group-gone', marks: this.marks }
   }
 
-  observe(found: ScanResult): ScanResult {
+  /** Add to a scan's marked pids the cgroup's members and the marked pids seen before that still live as the same process. */
+  private extend(found: ScanResult): ScanResult {
+    const group = new Set(found.group)
+    const marked = new Set(found.marked)
+    for (const pid of found.marked) if (!this.seen.has(pid)) this.seen.set(pid, startTimeOf(pid, this.sys) ?? -1)
+    for (const [pid, start] of this.seen) {
+      if (group.has(pid) || marked.has(pid)) continue
+      if (this.stillAlive(pid) && startTimeOf(pid, this.sys) === start) marked.add(pid)
+      else this.seen.delete(pid)
+    }
+    if (this.cgroup !== undefined) {
+      const guarded = protectedPids(this.sys)
+      for (const pid of this.cgroup.pids()) if (!group.has(pid) && !guarded.has(pid) && this.stillAlive(pid)) marked.add(pid)
+    }
+    return marked.size === found.marked.length ? found : { group: found.group, marked: [...marked] }
+  }
+
+  observe(scanned: ScanResult): ScanResult {
+    const found = this.extend(scanned)
     let result = found
     // A live process whose own pid is the group id leads a new group: the kernel reuses a pid
     // only once nothing uses it as a group id, so ours emptied first.
@@ -141,9 +170,11 @@ export class ProcessGroup implements ShellProcesses {
     if (this.phase.name === 'empty') return false
     this.guard()
     this.owed = { signal, sent: new Set() }
+    // SIGKILL reaches every member at once (cgroup.kill): a forking process cannot outrun it.
+    const all = signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
     if (this.phase.name === 'leader-alive') {
-      const sent = this.sys.signal(-this.pgid, signal)
-      if (this.marks.length > 0) {
+      const sent = this.sys.signal(-this.pgid, signal) || all
+      if (this.marks.length > 0 || this.cgroup !== undefined) {
         clearTimeout(this.discovery)
         this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS).unref()
       }
@@ -151,7 +182,7 @@ export class ProcessGroup implements ShellProcesses {
     }
     const found = this.scan()
     if (found.group.length > 0) this.sys.signal(-this.pgid, signal)
-    return found.group.length + found.marked.length > 0
+    return all || found.group.length + found.marked.length > 0
   }
 
   signalNow(signal: 'SIGTERM' | 'SIGKILL'): boolean {
@@ -171,7 +202,7 @@ export class ProcessGroup implements ShellProcesses {
     const started = Date.now()
     const outcome = (signal_sent: KillOutcome['signal_sent'], force_killed: boolean, survivors: number[]): KillOutcome => ({
       signal_sent, force_killed, exit_code: this.leaderExit?.code ?? null,
-      elapsed_ms: Date.now() - started, timeout_ms: request.timeoutMs, survivors,
+      elapsed_ms: Date.now() - started, timeout_ms: request.timeoutMs, survivors, tracking: this.tracking,
     })
     if (!this.signal(request.signal)) return outcome('none', false, [])
     onSignalled?.()

@@ -12,6 +12,13 @@ export interface KillRequest {
   timeoutMs: number
 }
 
+/**
+ * How the local world knows a shell's processes. 'cgroup': a cgroup per shell, which no process leaves by setsid,
+ * a scrubbed environment or a new title. 'marks': the process group plus the DSH_BG_SHELL mark in each environment,
+ * remembered per pid once seen; a process that cleared its environment and left the group before any look is unseen.
+ */
+export type Tracking = 'cgroup' | 'marks'
+
 /** What a kill did, measured in the shell's world ('none': it was already empty). */
 export interface KillOutcome {
   signal_sent: KillSignal | 'none'
@@ -21,6 +28,8 @@ export interface KillOutcome {
   /** The wait before SIGKILL of the kill that ran (a shared kill's, not the request's). */
   timeout_ms: number
   survivors: number[]
+  /** The local world's tracking in force (absent in another world: `world_limits` says what it cannot promise). */
+  tracking?: Tracking
   /** Set for a shell of another execution world: what its one stop cannot promise. */
   world_limits?: string
 }
