@@ -1,5 +1,6 @@
 /** A cgroup per shell where the host may create one: membership a process cannot leave by setsid, a scrubbed environment or a new title. */
 import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
@@ -213,12 +214,14 @@ let made = 0
 export function newShellCgroup(): ShellCgroup | undefined {
   if (process.env.DSH_BG_TRACKING === 'marks') return undefined
   if (opened === undefined) {
-    opened = { host: openCgroupHost(`dsh-bg-${process.pid}`) }
+    // Not the pid alone: a host in another PID namespace may have the same one.
+    const name = `dsh-bg-${process.pid}-${randomBytes(4).toString('hex')}`
+    opened = { host: openCgroupHost(name) }
     const host = opened.host
     if (host !== undefined) {
       // Empty directories of hosts that died without cleanup cost nothing to drop (rmdir leaves a non-empty one be).
       for (const name of readdirNames(join(host.path, '..'))) {
-        if (name.startsWith('dsh-bg-') && name !== `dsh-bg-${process.pid}`) try { rmdirSync(join(host.path, '..', name)) } catch { /* not empty */ }
+        if (name.startsWith('dsh-bg-') && join(host.path, '..', name) !== host.path) try { rmdirSync(join(host.path, '..', name)) } catch { /* not empty */ }
       }
       process.once('exit', () => host.remove())
     }

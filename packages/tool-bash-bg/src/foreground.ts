@@ -1,5 +1,5 @@
-// A foreground run in its own process group: the tail of each stream; the group stopped at the timeout, on abort,
-// and when the leader leaves processes behind. Output held open by a process outside the group gets PIPE_GRACE_MS.
+// A foreground run in its own process group: the tail of each stream; its processes stopped at the timeout, on abort,
+// and when the leader leaves any behind. Output held open by a process the tracking cannot see gets PIPE_GRACE_MS.
 import { randomBytes } from 'node:crypto'
 import { closed, type Launch } from './launch.ts'
 import { SHELL_MARK } from './proc-census.ts'
@@ -65,13 +65,16 @@ export async function runForeground(
     let pipesClosed = false
     const allClosed = closed(pipes).then(() => { pipesClosed = true })
     const exit = await group.exited
-    // The output normally closes with the group; once the group is empty, a process outside it holds the pipes.
-    await Promise.race([allClosed, group.whenEmpty(Number.POSITIVE_INFINITY), stopped.then(() => stopping)])
-    const heldOpen = !pipesClosed && !await closed(pipes, PIPE_GRACE_MS)
-    if (heldOpen) for (const pipe of pipes) pipe.destroy()
+    // The output normally closes with the group; once the group is empty, what is left of the command left the group.
+    const groupEmpty = group.whenGroupEmpty?.() ?? group.whenEmpty(Number.POSITIVE_INFINITY)
+    await Promise.race([allClosed, groupEmpty, stopped.then(() => stopping)])
+    // Leftovers (a `setsid server &` included: it is still a member) are stopped; their hold on the output goes with them.
     const leftovers = stopping === undefined ? group.census().length : 0
     if (leftovers > 0) stop()
     await stopping
+    // Only a process the tracking could not see still holds the pipes now.
+    const heldOpen = !pipesClosed && !await closed(pipes, PIPE_GRACE_MS)
+    if (heldOpen) for (const pipe of pipes) pipe.destroy()
     return {
       kind: 'foreground',
       exit_code: exit.code,

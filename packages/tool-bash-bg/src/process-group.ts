@@ -213,6 +213,14 @@ export class ProcessGroup implements ShellProcesses {
     return outcome(request.signal, true, empty ? [] : this.census())
   }
 
+  async whenGroupEmpty(): Promise<void> {
+    await this.exited
+    for (let interval = 1; this.phase.name === 'leader-exited'; interval = Math.min(interval * 2, WATCH_POLL_MS)) {
+      if (this.scan().group.length === 0) return
+      await this.pause(interval, false, false)
+    }
+  }
+
   whenEmpty(timeoutMs: number): Promise<boolean> {
     return this.waitEmpty(timeoutMs, false)
   }

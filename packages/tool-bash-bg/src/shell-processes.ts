@@ -51,6 +51,11 @@ export interface ShellProcesses {
   readonly live: number
   /** True once nothing of the shell is left; `timeoutMs` may be Infinity. Never holds the host open. */
   whenEmpty(timeoutMs: number): Promise<boolean>
+  /**
+   * Once the leader exited and its process group is empty, though members that left the group may live on (a
+   * foreground run's end: those are its leftovers). Absent where the world cannot tell them apart: whenEmpty serves.
+   */
+  whenGroupEmpty?(): Promise<void>
   /** Live pids by a fresh look, sorted (leftovers of a foreground run, a kill's survivors). */
   census(): number[]
   /**

@@ -25,6 +25,10 @@ export interface KillShellValue {
   note?: string
   /** For a shell of another execution world (run through ctx.subprocess): what its one stop cannot promise. */
   world_limits?: string
+  /** How this host knew the shell's processes: 'cgroup' (none can leave it) or 'marks' (the group plus environment marks). */
+  tracking?: 'cgroup' | 'marks'
+  /** Under 'marks': the kind of process the kill could not have seen. */
+  unseen?: string
 }
 
 const integerArray = { type: 'array', items: { type: 'integer' } } as const
@@ -46,5 +50,7 @@ export const VALUE_SCHEMA = {
     command: { type: 'string', required: true },
     note: { type: 'string' },
     world_limits: { type: 'string' },
+    tracking: { type: 'string', enum: ['cgroup', 'marks'] },
+    unseen: { type: 'string' },
   },
 } as const
