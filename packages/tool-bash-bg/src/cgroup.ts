@@ -12,6 +12,8 @@ export interface ShellCgroup {
   readonly path: string
   /** The argv that joins the cgroup before it runs `argv` (so nothing it starts is ever outside). */
   wrap(argv: readonly [string, ...string[]]): [string, ...string[]]
+  /** Move `pid` in (the host's own write: for a leader whose join has not run yet, so has no children); false when refused. */
+  adopt(pid: number): boolean
   /** Live members, nested cgroups included (never the host: it is not in the cgroup). */
   pids(): number[]
   /** Signal every member; SIGKILL is atomic (cgroup.kill, or frozen first) so a forking process cannot outrun it. */
@@ -100,6 +102,7 @@ function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
     kind,
     path,
     wrap: (argv) => ['/bin/sh', '-c', JOIN, 'sh', procs, ...argv],
+    adopt: (pid) => write(procs, String(pid)),
     pids,
     signal(signal) {
       const members = pids()

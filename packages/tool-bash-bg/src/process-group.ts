@@ -3,7 +3,7 @@
 // The leader's pid is not reused until Node reaps it; after that, an empty group is never signalled again.
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { ShellCgroup } from './cgroup.ts'
-import { protectedPids, scanShells, startTimeOf, type ScanResult, type ScanTarget } from './proc-census.ts'
+import { liveStat, protectedPids, scanShells, startTimeOf, type ScanResult, type ScanTarget } from './proc-census.ts'
 import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses, Tracking } from './shell-processes.ts'
 import { hostSyscalls, type ProcessSyscalls } from './syscalls.ts'
 
@@ -47,6 +47,8 @@ export class ProcessGroup implements ShellProcesses {
   private readonly emptied = new Promise<void>((resolve) => { this.markEmptied = resolve })
   /** Every marked pid a scan found, with its start time: still ours after a new title overwrites its environment. */
   private readonly seen = new Map<number, number>()
+  /** Set once the leader was seen in its cgroup: from then on the cgroup alone answers who is a member. */
+  private joined = false
 
   constructor(
     leader: Leader, readonly marks: readonly string[] = [], private readonly sys: ProcessSyscalls = hostSyscalls,
@@ -71,8 +73,40 @@ export class ProcessGroup implements ShellProcesses {
   }
 
   get tracking(): Tracking {
-    return this.cgroup === undefined ? 'marks' : 'cgroup'
+    return this.joined ? 'cgroup' : 'marks'
   }
+
+  /**
+   * Whether the cgroup holds the shell: the leader joined it, or (its join not run yet, so no child of it exists)
+   * the host moves it in now. A join that failed leaves the shell to the marks.
+   */
+  private join(): boolean {
+    if (this.joined || this.cgroup === undefined) return this.joined
+    const pids = this.cgroup.pids()
+    this.joined = pids.length > 0 || (this.phase.name === 'leader-alive' && this.cgroup.adopt(this.pgid) && this.cgroup.pids().includes(this.pgid))
+    return this.joined
+  }
+
+  /**
+   * The cgroup's members, split as a scan splits them (in the group or not): one file read instead of a /proc scan,
+   * and a superset of what marks find (a mark and a cgroup are both inherited at fork). Undefined without a cgroup,
+   * or until the leader was seen to join it (the join follows the spawn by a moment; a join that failed never shows).
+   */
+  private cgroupLook(): ScanResult | undefined {
+    if (!this.join() || this.cgroup === undefined) return undefined
+    const pids = this.cgroup.pids()
+    const found: ScanResult = { group: [], marked: [] }
+    const guarded = protectedPids(this.sys)
+    const groupKnown = this.phase.name !== 'group-gone'
+    for (const pid of pids) {
+      const stat = guarded.has(pid) ? undefined : liveStat(pid, this.sys)
+      if (stat === undefined) continue
+      if (groupKnown && stat.pgrp === this.pgid) found.group.push(pid)
+      else found.marked.push(pid)
+    }
+    return found
+  }
+
 
   get leaderExit(): LeaderExit | undefined {
     return this.phase.name === 'leader-alive' ? undefined : this.phase.exit
@@ -96,8 +130,9 @@ export class ProcessGroup implements ShellProcesses {
     return { pgid: this.pgid, leaderStart: this.leaderStart, group: this.phase.name !== 'group-gone', marks: this.marks }
   }
 
-  /** Add to a scan's marked pids the cgroup's members and the marked pids seen before that still live as the same process. */
-  private extend(found: ScanResult): ScanResult {
+  /** Add to a scan's marked pids those seen marked before that still live as the same process (a new title wiped the mark). */
+  private remember(found: ScanResult): ScanResult {
+    if (this.joined) return found
     const group = new Set(found.group)
     const marked = new Set(found.marked)
     for (const pid of found.marked) if (!this.seen.has(pid)) this.seen.set(pid, startTimeOf(pid, this.sys) ?? -1)
@@ -106,15 +141,11 @@ export class ProcessGroup implements ShellProcesses {
       if (this.stillAlive(pid) && startTimeOf(pid, this.sys) === start) marked.add(pid)
       else this.seen.delete(pid)
     }
-    if (this.cgroup !== undefined) {
-      const guarded = protectedPids(this.sys)
-      for (const pid of this.cgroup.pids()) if (!group.has(pid) && !guarded.has(pid) && this.stillAlive(pid)) marked.add(pid)
-    }
     return marked.size === found.marked.length ? found : { group: found.group, marked: [...marked] }
   }
 
   observe(scanned: ScanResult): ScanResult {
-    const found = this.extend(scanned)
+    const found = this.remember(scanned)
     let result = found
     // A live process whose own pid is the group id leads a new group: the kernel reuses a pid
     // only once nothing uses it as a group id, so ours emptied first.
@@ -136,7 +167,8 @@ export class ProcessGroup implements ShellProcesses {
 
   private scan(): ScanResult {
     const target = this.target()
-    return target === undefined ? NOTHING : this.observe(scanShells([target], this.sys)[0] ?? NOTHING)
+    if (target === undefined) return NOTHING
+    return this.observe(this.cgroupLook() ?? scanShells([target], this.sys)[0] ?? NOTHING)
   }
 
   members(): number[] {
@@ -147,6 +179,11 @@ export class ProcessGroup implements ShellProcesses {
   /** Live pids by a fresh look that trusts no cached liveness (a kill's wait and survivors), sorted. */
   census(): number[] {
     if (this.phase.name === 'empty') return []
+    const look = this.cgroupLook()
+    if (look !== undefined) {
+      const result = this.observe(look)
+      return [...result.group, ...result.marked].sort((a, b) => a - b)
+    }
     const [found] = scanShells([{ pgid: this.pgid, leaderStart: this.leaderStart, group: true, marks: this.marks }], this.sys)
     if (found === undefined) return []
     const holder = startTimeOf(this.pgid, this.sys)
@@ -171,7 +208,7 @@ export class ProcessGroup implements ShellProcesses {
     this.guard()
     this.owed = { signal, sent: new Set() }
     // SIGKILL reaches every member at once (cgroup.kill): a forking process cannot outrun it.
-    const all = signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
+    const all = this.join() && signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
     if (this.phase.name === 'leader-alive') {
       const sent = this.sys.signal(-this.pgid, signal) || all
       if (this.marks.length > 0 || this.cgroup !== undefined) {
