@@ -223,8 +223,9 @@ export function newShellCgroup(): ShellCgroup | undefined {
     const host = opened.host
     if (host !== undefined) {
       // Empty directories of hosts that died without cleanup cost nothing to drop (rmdir leaves a non-empty one be).
-      for (const name of readdirNames(join(host.path, '..'))) {
-        if (name.startsWith('dsh-bg-') && join(host.path, '..', name) !== host.path) try { rmdirSync(join(host.path, '..', name)) } catch { /* not empty */ }
+      for (const sibling of readdirNames(join(host.path, '..'))) {
+        const path = join(host.path, '..', sibling)
+        if (sibling.startsWith('dsh-bg-') && path !== host.path) try { rmdirSync(path) } catch { /* not empty */ }
       }
       process.once('exit', () => host.remove())
     }
@@ -239,7 +240,8 @@ export function closeShellCgroups(waitMs: number): void {
   host.killAll()
   const sleeper = new Int32Array(new SharedArrayBuffer(4))
   const deadline = Date.now() + waitMs
-  while (cgroupsUnder(host.kind, host.path).some((shell) => shell.pids().length > 0) && Date.now() < deadline) Atomics.wait(sleeper, 0, 0, 5)
+  const held = () => cgroupsUnder(host.kind, host.path).some((shell) => shell.pids().length > 0)
+  while (held() && Date.now() < deadline) Atomics.wait(sleeper, 0, 0, 5)
   host.remove()
 }
 

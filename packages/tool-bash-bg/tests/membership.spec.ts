@@ -46,7 +46,8 @@ function ownShellCgroups(): string[] {
   const root = ['/sys/fs/cgroup/unified', '/sys/fs/cgroup'].find((dir) => existsSync(join(dir, 'cgroup.procs')))
   if (root === undefined) return []
   return readdirSync(root).filter((name) => name.startsWith(`dsh-bg-${process.pid}-`))
-    .flatMap((name) => readdirSync(join(root, name), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name))
+    .flatMap((name) => readdirSync(join(root, name), { withFileTypes: true }).filter((entry) => entry.isDirectory()))
+    .map((entry) => entry.name)
 }
 
 describe.skipIf(!cgroups)(`a cgroup per command (skipped: ${NO_CGROUP})`, () => {
