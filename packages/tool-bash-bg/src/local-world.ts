@@ -2,7 +2,7 @@
 // one) watched through /proc.
 import { accessSync, constants } from 'node:fs'
 import type { Socket } from 'node:net'
-import { delimiter, join } from 'node:path'
+import { delimiter, join, resolve } from 'node:path'
 import { newShellCgroup } from './cgroup.ts'
 import { spawnGroup, type Launch } from './launch.ts'
 import { ProcessGroup } from './process-group.ts'
@@ -15,7 +15,7 @@ function found(launch: Launch): boolean {
   const dirs = program.includes('/') ? [''] : (launch.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '')
   return dirs.some((dir) => {
     try {
-      accessSync(dir === '' ? join(launch.cwd, program) : join(dir, program), constants.X_OK)
+      accessSync(dir === '' ? resolve(launch.cwd, program) : join(dir, program), constants.X_OK)
       return true
     } catch {
       return false

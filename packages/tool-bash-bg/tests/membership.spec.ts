@@ -4,6 +4,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import LocalSandboxProvider from '@deepseek-ai/dsh-sandbox-local'
+import SandboxPolicyService from '@deepseek-ai/dsh-sandbox-policy'
 import { execTool, textOf } from '@gencode-ai/testkit'
 import { newShellCgroup } from '../src/cgroup.ts'
 import { bootBashBg, membersOf, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
@@ -68,6 +70,20 @@ describe.skipIf(!cgroups)(`a cgroup per command (skipped: ${NO_CGROUP})`, () => 
     expect(pidsWithMarker(bare, true)).toEqual([])
     expect((await host.shells.settled(shell.shell_id)).status).toBe('killed')
     expect(ownShellCgroups()).toEqual([])
+  })
+
+  it('under the sandbox runner too: the join wraps the confined argv, so an env -i escapee is still caught', async () => {
+    host = await bootBashBg({}, {
+      before: async (h) => {
+        await h.ctx.plugin(SandboxPolicyService, { mode: 'workspace-write' })
+        await h.ctx.plugin(LocalSandboxProvider, {})
+      },
+    })
+    const bare = marker('sandboxenvi')
+    const shell = await start(host, `env -i setsid bash -c 'exec -a ${bare} sleep 60' & exec sleep 60`)
+    await until(() => pidsWithMarker(bare, true).length === 1, 'the escapee')
+    expect(await host.shells.stop(shell.shell_id, STOP, undefined)).toMatchObject({ survivors: [], tracking: 'cgroup' })
+    expect(pidsWithMarker(bare, true)).toEqual([])
   })
 
   it('a shell whose leader left only an unmarked daemon keeps running, counting it, until it is stopped', async () => {
