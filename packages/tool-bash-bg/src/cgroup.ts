@@ -1,7 +1,7 @@
 /** A cgroup per shell where the host may create one: membership a process cannot leave by setsid, a scrubbed environment or a new title. */
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** How a shell's processes are tracked: a cgroup v2 (killed atomically), a v1 freezer cgroup (frozen, then killed), or none. */
@@ -222,10 +222,16 @@ export function newShellCgroup(): ShellCgroup | undefined {
     opened = { host: openCgroupHost(name) }
     const host = opened.host
     if (host !== undefined) {
-      // Empty directories of hosts that died without cleanup cost nothing to drop (rmdir leaves a non-empty one be).
+      // What hosts that died without cleanup left: rmdir drops only empty cgroups, and a shell cgroup is joined
+      // within moments of its mkdir, so one empty for a minute is no live host's.
+      const stale = Date.now() - 60_000
       for (const sibling of readdirNames(join(host.path, '..'))) {
         const path = join(host.path, '..', sibling)
-        if (sibling.startsWith('dsh-bg-') && path !== host.path) try { rmdirSync(path) } catch { /* not empty */ }
+        if (!sibling.startsWith('dsh-bg-') || path === host.path) continue
+        for (const child of readdirNames(path)) {
+          try { if (statSync(join(path, child)).mtimeMs < stale) rmdirSync(join(path, child)) } catch { /* members remain */ }
+        }
+        try { rmdirSync(path) } catch { /* not empty */ }
       }
       process.once('exit', () => host.remove())
     }
