@@ -150,9 +150,13 @@ describe('ProcessGroup on a scripted process table', () => {
     const members = [500, 700]
     const killed: string[] = []
     const cgroup = {
-      kind: 'cgroup-v2' as const, path: '/cg/s1', wrap: (argv: [string, ...string[]]) => argv, adopt: () => false,
-      pids: () => members.filter((pid) => table.procs.has(pid)), remove: () => true,
-      signal: (signal: NodeJS.Signals) => { killed.push(signal); for (const pid of members) table.procs.delete(pid); return members.length },
+      kind: 'cgroup-v2' as const, path: '/cg/s1', wrap: (argv: [string, ...string[]]) => argv,
+      adopt: () => false, remove: () => true, pids: () => members.filter((pid) => table.procs.has(pid)),
+      signal: (signal: NodeJS.Signals) => {
+        killed.push(signal)
+        for (const pid of members) table.procs.delete(pid)
+        return members.length
+      },
     }
     const group = new ProcessGroup(new FakeLeader(500), MARKS, table, cgroup)
     // 700 cleared its environment and left the group; 800 carries the marks but is not in the cgroup (not ours).
