@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto'
 import { closed, type Launch } from './launch.ts'
 import { SHELL_MARK } from './proc-census.ts'
 import type { ForegroundValue } from './render.ts'
-import type { ShellWorld } from './shell-processes.ts'
+import type { KillOutcome, ShellWorld } from './shell-processes.ts'
 
 /** SIGTERM grace at a timeout or abort before SIGKILL. */
 const GRACE_MS = 2000
@@ -51,7 +51,7 @@ export async function runForeground(
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
   const pipes = [child.stdout, child.stderr]
   let timedOut = false
-  let stopping: Promise<unknown> | undefined
+  let stopping: Promise<KillOutcome> | undefined
   let onStop: (() => void) | undefined
   const stopped = new Promise<void>((resolve) => { onStop = resolve })
   const stop = () => {
@@ -71,7 +71,8 @@ export async function runForeground(
     // Leftovers (a `setsid server &` included: it is still a member) are stopped; their hold on the output goes with them.
     const leftovers = stopping === undefined ? group.census().length : 0
     if (leftovers > 0) stop()
-    await stopping
+    // What outlived even SIGKILL (stuck in the kernel) is named: it keeps running.
+    const survivors = (await stopping as KillOutcome | undefined)?.survivors ?? []
     // Only a process the tracking could not see still holds the pipes now.
     const heldOpen = !pipesClosed && !await closed(pipes, PIPE_GRACE_MS)
     if (heldOpen) for (const pipe of pipes) pipe.destroy()
@@ -84,6 +85,7 @@ export async function runForeground(
       stdout: stdout.result(),
       stderr: stderr.result(),
       leftovers_stopped: leftovers,
+      ...leftovers > 0 && survivors.length > 0 ? { leftovers_running: survivors } : {},
       output_held_open: heldOpen,
       aborted: signal.aborted,
     }
