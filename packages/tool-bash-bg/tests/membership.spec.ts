@@ -33,13 +33,24 @@ async function start(h: BgHost, command: string): Promise<{ shell_id: string, pi
   return result.value as unknown as { shell_id: string, pid: number }
 }
 
+/** The daemon once renamed: its command line starts with the new title (before, the shell's names it too). */
+function renamed(title: string): number[] {
+  return pidsWithMarker(title).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith(`${title} `)
+    } catch {
+      return false
+    }
+  })
+}
+
 function environOf(pid: number): string {
   return readFileSync(`/proc/${pid}/environ`, 'latin1')
 }
 
 /** A daemon that rewrites its title (as nginx or postgres do): the long `$0` overwrites what /proc shows of its environment. */
 function titleDaemon(title: string, go?: string): string {
-  const wait = go === undefined ? '' : `sleep 0.05 until -e "${go}"; `
+  const wait = go === undefined ? '' : `select(undef, undef, undef, 0.05) until -e "${go}"; `
   return `setsid perl -e '${wait}$0 = "${title}" . (" " x 4000); sleep 100' </dev/null >/dev/null 2>&1 &`
 }
 
@@ -58,8 +69,8 @@ describe.skipIf(!cgroups)(`a cgroup per command (skipped: ${NO_CGROUP})`, () => 
     const title = marker('title')
     const bare = marker('envi')
     const shell = await start(host, `${titleDaemon(title)} env -i setsid bash -c 'exec -a ${bare} sleep 60' & exec sleep 60`)
-    await until(() => pidsWithMarker(title).length === 1 && pidsWithMarker(bare, true).length === 1, 'the daemon and the escapee')
-    const [daemon] = pidsWithMarker(title)
+    await until(() => renamed(title).length === 1 && pidsWithMarker(bare, true).length === 1, 'the daemon and the escapee')
+    const [daemon] = renamed(title)
     await until(() => !environOf(daemon!).includes('DSH_BG_SHELL='), 'the new title to overwrite the environment')
     // Neither carries the mark any more: only the cgroup knows them.
     expect(membersOf(shell.shell_id)).not.toContain(daemon)
@@ -122,7 +133,7 @@ describe('tracking by marks (the fallback where no cgroup can be had, forced her
     const [daemon] = membersOf(shell.shell_id)
     expect(daemon).toBeDefined()
     writeFileSync(go, '')
-    await until(() => pidsWithMarker(title).length === 1 && !environOf(daemon!).includes('DSH_BG_SHELL='), 'the new title to overwrite the environment')
+    await until(() => renamed(title).includes(daemon!) && !environOf(daemon!).includes('DSH_BG_SHELL='), 'the new title to overwrite the environment')
     expect(membersOf(shell.shell_id)).toEqual([])
     // Later scans (the watch polls up to every second) keep counting it by pid and start time.
     await new Promise((resolve) => setTimeout(resolve, 1500))
