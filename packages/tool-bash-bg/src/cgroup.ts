@@ -1,5 +1,7 @@
 /** A cgroup per shell where the host may create one: membership a process cannot leave by setsid, a scrubbed environment or a new title. */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** How a shell's processes are tracked: a cgroup v2 (killed atomically), a v1 freezer cgroup (frozen, then killed), or none. */
@@ -10,7 +12,9 @@ export interface ShellCgroup {
   readonly path: string
   /** The argv that joins the cgroup before it runs `argv` (so nothing it starts is ever outside). */
   wrap(argv: readonly [string, ...string[]]): [string, ...string[]]
-  /** Live members (never the host: it is not in the cgroup). */
+  /** Move `pid` in (the host's own write: for a leader whose join has not run yet, so has no children); false when refused. */
+  adopt(pid: number): boolean
+  /** Live members, nested cgroups included (never the host: it is not in the cgroup). */
   pids(): number[]
   /** Signal every member; SIGKILL is atomic (cgroup.kill, or frozen first) so a forking process cannot outrun it. */
   signal(signal: NodeJS.Signals): number
@@ -22,8 +26,11 @@ export interface CgroupHost {
   readonly kind: CgroupKind
   /** The host's directory of shell cgroups. */
   readonly path: string
+  /** A new shell cgroup (the host directory re-made if it was removed); undefined when mkdir fails. */
   create(shellId: string): ShellCgroup | undefined
-  /** Remove the host's directory (and any empty shell cgroups left in it). */
+  /** SIGKILL every shell cgroup's members (host exit), without yielding. */
+  killAll(): void
+  /** Remove the empty shell cgroups, and the host's directory once nothing is left in it. */
   remove(): void
 }
 
@@ -86,11 +93,16 @@ function ownCgroups(): { v2?: string, freezer?: string } {
 
 function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
   const procs = join(path, 'cgroup.procs')
-  const pids = () => readLines(procs).map(Number).filter((pid) => pid > 0)
+  // A member may make cgroups of its own below (a container runtime): they are still this shell's.
+  const pids = (): number[] => [
+    ...readLines(procs).map(Number).filter((pid) => pid > 0),
+    ...readdirNames(path).flatMap((child) => shellCgroup(kind, join(path, child)).pids()),
+  ]
   return {
     kind,
     path,
     wrap: (argv) => ['/bin/sh', '-c', JOIN, 'sh', procs, ...argv],
+    adopt: (pid) => write(procs, String(pid)),
     pids,
     signal(signal) {
       const members = pids()
@@ -104,6 +116,7 @@ function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
     },
     remove() {
       if (!existsSync(path)) return true
+      for (const child of readdirNames(path)) shellCgroup(kind, join(path, child)).remove()
       try {
         rmdirSync(path)
         return true
@@ -112,6 +125,12 @@ function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
       }
     },
   }
+}
+
+/** Whether a child of this host can join `dir` (delegation rules go beyond file modes): one probe process, once. */
+function canJoin(dir: string): boolean {
+  const probe = spawnSync('/bin/sh', ['-c', 'echo $$ >"$1"', 'sh', join(dir, 'cgroup.procs')], { stdio: 'ignore', timeout: 5000 })
+  return probe.status === 0
 }
 
 /** A directory of shell cgroups for this host (`name`), or undefined where the host may not create one. */
@@ -126,17 +145,21 @@ export function openCgroupHost(name: string): CgroupHost | undefined {
     const path = join(base, name)
     try {
       mkdirSync(path)
-    } catch {
-      continue
+    } catch (error) {
+      // Left by an earlier open in this process: its shell cgroups are this host's.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') continue
     }
     const probe = join(path, 'probe')
     let usable = false
     try {
       mkdirSync(probe)
-      usable = existsSync(join(probe, needs))
-      rmdirSync(probe)
+      usable = existsSync(join(probe, needs)) && canJoin(probe)
     } catch {
       usable = false
+    }
+    for (let tries = 0; existsSync(probe) && tries < 100; tries++) {
+      // The probe process is reaped, yet may linger in the cgroup a moment.
+      try { rmdirSync(probe) } catch { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1) }
     }
     if (!usable) {
       try { rmdirSync(path) } catch { /* not ours to keep */ }
@@ -150,13 +173,21 @@ export function openCgroupHost(name: string): CgroupHost | undefined {
         try {
           mkdirSync(dir)
         } catch {
-          return undefined
+          try {
+            mkdirSync(path, { recursive: true })
+            mkdirSync(dir)
+          } catch {
+            return undefined
+          }
         }
         return shellCgroup(kind, dir)
       },
+      killAll() {
+        for (const shell of cgroupsUnder(kind, path)) shell.signal('SIGKILL')
+      },
       remove() {
-        for (const child of readdirNames(path)) shellCgroup(kind, join(path, child)).remove()
-        try { rmdirSync(path) } catch { /* members remain: left for the next host */ }
+        for (const shell of cgroupsUnder(kind, path)) shell.remove()
+        try { rmdirSync(path) } catch { /* members remain, or already gone */ }
       },
     }
   }
@@ -174,4 +205,53 @@ function readdirNames(path: string): string[] {
   } catch {
     return []
   }
+}
+
+let opened: { host: CgroupHost | undefined } | undefined
+let made = 0
+
+/**
+ * A new cgroup for one command, in this process's host directory (opened on first use); undefined where none can
+ * be had. `DSH_BG_TRACKING=marks` withholds it, so tests can prove the marks-only fallback on a machine with cgroups.
+ */
+export function newShellCgroup(): ShellCgroup | undefined {
+  if (process.env.DSH_BG_TRACKING === 'marks') return undefined
+  if (opened === undefined) {
+    // Not the pid alone: a host in another PID namespace may have the same one.
+    const name = `dsh-bg-${process.pid}-${randomBytes(4).toString('hex')}`
+    opened = { host: openCgroupHost(name) }
+    const host = opened.host
+    if (host !== undefined) {
+      // What hosts that died without cleanup left: rmdir drops only empty cgroups, and a shell cgroup is joined
+      // within moments of its mkdir, so one empty for a minute is no live host's.
+      const stale = Date.now() - 60_000
+      for (const sibling of readdirNames(join(host.path, '..'))) {
+        const path = join(host.path, '..', sibling)
+        if (!sibling.startsWith('dsh-bg-') || path === host.path) continue
+        for (const child of readdirNames(path)) {
+          try { if (statSync(join(path, child)).mtimeMs < stale) rmdirSync(join(path, child)) } catch { /* members remain */ }
+        }
+        try { rmdirSync(path) } catch { /* not empty */ }
+      }
+      process.once('exit', () => host.remove())
+    }
+  }
+  return opened.host?.create(`s${++made}`)
+}
+
+/** Host exit, without yielding: SIGKILL what any shell cgroup still holds, give the kernel up to `waitMs`, remove them. */
+export function closeShellCgroups(waitMs: number): void {
+  const host = opened?.host
+  if (host === undefined) return
+  host.killAll()
+  const sleeper = new Int32Array(new SharedArrayBuffer(4))
+  const deadline = Date.now() + waitMs
+  const held = () => cgroupsUnder(host.kind, host.path).some((shell) => shell.pids().length > 0)
+  while (held() && Date.now() < deadline) Atomics.wait(sleeper, 0, 0, 5)
+  host.remove()
+}
+
+/** Plugin dispose: remove the empty shell cgroups (the directory is made again by the next command). */
+export function pruneShellCgroups(): void {
+  opened?.host?.remove()
 }

@@ -1,8 +1,10 @@
-// A foreground run in its own process group: the tail of each stream; the group stopped at the timeout, on abort,
-// and when the leader leaves processes behind. Output held open by a process outside the group gets PIPE_GRACE_MS.
+// A foreground run in its own process group: the tail of each stream; its processes stopped at the timeout, on abort,
+// and when the leader leaves any behind. Output held open by a process the tracking cannot see gets PIPE_GRACE_MS.
+import { randomBytes } from 'node:crypto'
 import { closed, type Launch } from './launch.ts'
+import { SHELL_MARK } from './proc-census.ts'
 import type { ForegroundValue } from './render.ts'
-import type { ShellWorld } from './shell-processes.ts'
+import type { KillOutcome, ShellWorld } from './shell-processes.ts'
 
 /** SIGTERM grace at a timeout or abort before SIGKILL. */
 const GRACE_MS = 2000
@@ -40,7 +42,8 @@ class Tail {
 export async function runForeground(
   world: ShellWorld, launch: Launch, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal,
 ): Promise<ForegroundValue & { aborted: boolean }> {
-  const child = world.start(launch, {})
+  // Marked like a background shell, so a leftover that left the group is still found (where no cgroup holds it).
+  const child = world.start(launch, { [SHELL_MARK]: `fg-${randomBytes(4).toString('hex')}` })
   const group = child.processes
   const stdout = new Tail(maxOutputBytes)
   const stderr = new Tail(maxOutputBytes)
@@ -48,7 +51,7 @@ export async function runForeground(
   child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
   const pipes = [child.stdout, child.stderr]
   let timedOut = false
-  let stopping: Promise<unknown> | undefined
+  let stopping: Promise<KillOutcome> | undefined
   let onStop: (() => void) | undefined
   const stopped = new Promise<void>((resolve) => { onStop = resolve })
   const stop = () => {
@@ -62,13 +65,17 @@ export async function runForeground(
     let pipesClosed = false
     const allClosed = closed(pipes).then(() => { pipesClosed = true })
     const exit = await group.exited
-    // The output normally closes with the group; once the group is empty, a process outside it holds the pipes.
-    await Promise.race([allClosed, group.whenEmpty(Number.POSITIVE_INFINITY), stopped.then(() => stopping)])
-    const heldOpen = !pipesClosed && !await closed(pipes, PIPE_GRACE_MS)
-    if (heldOpen) for (const pipe of pipes) pipe.destroy()
+    // The output normally closes with the group; once the group is empty, what is left of the command left the group.
+    const groupEmpty = group.whenGroupEmpty?.() ?? group.whenEmpty(Number.POSITIVE_INFINITY)
+    await Promise.race([allClosed, groupEmpty, stopped.then(() => stopping)])
+    // Leftovers (a `setsid server &` included: it is still a member) are stopped; their hold on the output goes with them.
     const leftovers = stopping === undefined ? group.census().length : 0
     if (leftovers > 0) stop()
-    await stopping
+    // What outlived even SIGKILL (stuck in the kernel) is named: it keeps running.
+    const survivors = (await stopping as KillOutcome | undefined)?.survivors ?? []
+    // Only a process the tracking could not see still holds the pipes now.
+    const heldOpen = !pipesClosed && !await closed(pipes, PIPE_GRACE_MS)
+    if (heldOpen) for (const pipe of pipes) pipe.destroy()
     return {
       kind: 'foreground',
       exit_code: exit.code,
@@ -78,6 +85,7 @@ export async function runForeground(
       stdout: stdout.result(),
       stderr: stderr.result(),
       leftovers_stopped: leftovers,
+      ...leftovers > 0 && survivors.length > 0 ? { leftovers_running: survivors } : {},
       output_held_open: heldOpen,
       aborted: signal.aborted,
     }

@@ -72,13 +72,15 @@ async function worldDirectory(fs: FileSystem | undefined, cwd: string): Promise<
   }
 }
 
-/** Spawn the leader of a new process group with piped output; throws when nothing started. */
-export function spawnGroup(launch: Launch, marks: Record<string, string> = {}): ChildProcessByStdio<null, Readable, Readable> {
+type Piped = ChildProcessByStdio<null, Readable, Readable>
+
+/** Spawn the leader of a new process group with piped output; throws when nothing started (`shown`: the program named then). */
+export function spawnGroup(launch: Launch, marks: Record<string, string> = {}, shown?: string): Piped {
   const [program, ...args] = launch.argv
   const failed = (cause?: unknown) => new HarnessError(
-    `bash_bg: could not start ${program} — check that it is installed and on PATH`, 'SPAWN_FAILED', cause === undefined ? undefined : { cause },
+    `bash_bg: could not start ${shown ?? program} — check that it is installed and on PATH`, 'SPAWN_FAILED', cause === undefined ? undefined : { cause },
   )
-  let child: ChildProcessByStdio<null, Readable, Readable>
+  let child: Piped
   try {
     child = spawn(program, args, { cwd: launch.cwd, env: { ...launch.env, ...marks }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   } catch (error) {

@@ -1,6 +1,7 @@
 // The registry lives and dies with the plugin; on exit, SIGTERM and SIGINT every shell is killed synchronously,
 // and the signal re-raised only when no other listener handles it (a host that traps SIGINT keeps its behaviour).
 import type { Context } from '@deepseek-ai/cordis'
+import { closeShellCgroups, pruneShellCgroups } from './cgroup.ts'
 import { hostJobsOf } from './jobs-adapter.ts'
 import { openHostDir, reapBySocket, reapLeftovers } from './leftovers.ts'
 import { ShellRegistry } from './registry.ts'
@@ -22,6 +23,8 @@ export function startRegistry(ctx: Context, keepFinishedMs: number): ShellRegist
     if (done) return
     done = true
     registry.terminateAllSync(250)
+    // What no shell record covers (a foreground run under way) goes with its cgroup.
+    closeShellCgroups(250)
     host.remove()
   }
   const onSignal: Tagged = (signal: NodeJS.Signals) => {
@@ -45,6 +48,7 @@ export function startRegistry(ctx: Context, keepFinishedMs: number): ShellRegist
     const hold = setInterval(() => {}, 60_000)
     try {
       await registry.terminateAll()
+      pruneShellCgroups()
     } finally {
       clearInterval(hold)
     }

@@ -19,6 +19,12 @@ function readStat(sys: ProcessSyscalls, pid: number): Stat | undefined {
   return { state, ppid, pgrp, session, starttime }
 }
 
+/** A live process's group and start time; undefined when gone or a zombie. */
+export function liveStat(pid: number, sys: ProcessSyscalls = hostSyscalls): { pgrp: number, starttime: number } | undefined {
+  const stat = readStat(sys, pid)
+  return stat === undefined || stat.state === 'Z' || stat.state === 'X' ? undefined : stat
+}
+
 export function startTimeOf(pid: number, sys: ProcessSyscalls = hostSyscalls): number | undefined {
   return readStat(sys, pid)?.starttime
 }

@@ -1,9 +1,10 @@
-// The local world's ShellProcesses: one shell's processes (its group, plus processes carrying its marks) and the
-// one place they are killed. The leader's pid is not reused until Node reaps it; after that, an empty group is
-// never signalled again.
+// The local world's ShellProcesses: one shell's processes (its cgroup where it has one, its group, processes
+// carrying its marks, and marked processes seen before whose marks vanished) and the one place they are killed.
+// The leader's pid is not reused until Node reaps it; after that, an empty group is never signalled again.
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { protectedPids, scanShells, startTimeOf, type ScanResult, type ScanTarget } from './proc-census.ts'
-import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses } from './shell-processes.ts'
+import type { ShellCgroup } from './cgroup.ts'
+import { liveStat, protectedPids, scanShells, startTimeOf, type ScanResult, type ScanTarget } from './proc-census.ts'
+import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses, Tracking } from './shell-processes.ts'
 import { hostSyscalls, type ProcessSyscalls } from './syscalls.ts'
 
 /** What the group needs of its leader: Node's ChildProcess, or a scripted stand-in. */
@@ -44,8 +45,15 @@ export class ProcessGroup implements ShellProcesses {
   private active = 0
   private markEmptied: () => void = () => {}
   private readonly emptied = new Promise<void>((resolve) => { this.markEmptied = resolve })
+  /** Every marked pid a scan found, with its start time: still ours after a new title overwrites its environment. */
+  private readonly seen = new Map<number, number>()
+  /** Set once the leader was seen in its cgroup: from then on the cgroup alone answers who is a member. */
+  private joined = false
 
-  constructor(leader: Leader, readonly marks: readonly string[] = [], private readonly sys: ProcessSyscalls = hostSyscalls) {
+  constructor(
+    leader: Leader, readonly marks: readonly string[] = [], private readonly sys: ProcessSyscalls = hostSyscalls,
+    private readonly cgroup?: ShellCgroup,
+  ) {
     if (leader.pid === undefined) throw new Error('process group: the child has no pid (spawn failed)')
     this.pgid = leader.pid
     this.leaderStart = startTimeOf(leader.pid, sys) ?? 0
@@ -64,6 +72,42 @@ export class ProcessGroup implements ShellProcesses {
     return this.pgid
   }
 
+  get tracking(): Tracking {
+    return this.joined ? 'cgroup' : 'marks'
+  }
+
+  /**
+   * Whether the cgroup holds the shell: the leader joined it, or (its join not run yet, so no child of it exists)
+   * the host moves it in now. A join that failed leaves the shell to the marks.
+   */
+  private join(): boolean {
+    if (this.joined || this.cgroup === undefined) return this.joined
+    const pids = this.cgroup.pids()
+    this.joined = pids.length > 0 || (this.phase.name === 'leader-alive' && this.cgroup.adopt(this.pgid) && this.cgroup.pids().includes(this.pgid))
+    return this.joined
+  }
+
+  /**
+   * The cgroup's members, split as a scan splits them (in the group or not): one file read instead of a /proc scan,
+   * and a superset of what marks find (a mark and a cgroup are both inherited at fork). Undefined without a cgroup,
+   * or until the leader was seen to join it (the join follows the spawn by a moment; a join that failed never shows).
+   */
+  private cgroupLook(): ScanResult | undefined {
+    if (!this.join() || this.cgroup === undefined) return undefined
+    const pids = this.cgroup.pids()
+    const found: ScanResult = { group: [], marked: [] }
+    const guarded = protectedPids(this.sys)
+    const groupKnown = this.phase.name !== 'group-gone'
+    for (const pid of pids) {
+      const stat = guarded.has(pid) ? undefined : liveStat(pid, this.sys)
+      if (stat === undefined) continue
+      if (groupKnown && stat.pgrp === this.pgid) found.group.push(pid)
+      else found.marked.push(pid)
+    }
+    return found
+  }
+
+
   get leaderExit(): LeaderExit | undefined {
     return this.phase.name === 'leader-alive' ? undefined : this.phase.exit
   }
@@ -73,6 +117,7 @@ export class ProcessGroup implements ShellProcesses {
     this.phase = { name, exit: this.phase.exit }
     if (name === 'empty') {
       this.live = 0
+      this.cgroup?.remove()
       this.markEmptied()
     }
   }
@@ -80,12 +125,27 @@ export class ProcessGroup implements ShellProcesses {
   target(): ScanTarget | undefined {
     // The leader was reaped and nothing (a zombie included) is left in the group.
     if (this.phase.name === 'leader-exited' && !this.sys.groupExists(this.pgid)) this.moveTo('group-gone')
-    if (this.phase.name === 'group-gone' && this.marks.length === 0) this.moveTo('empty')
+    if (this.phase.name === 'group-gone' && this.marks.length === 0 && this.cgroup === undefined && this.seen.size === 0) this.moveTo('empty')
     if (this.phase.name === 'empty') return undefined
     return { pgid: this.pgid, leaderStart: this.leaderStart, group: this.phase.name !== 'group-gone', marks: this.marks }
   }
 
-  observe(found: ScanResult): ScanResult {
+  /** Add to a scan's marked pids those seen marked before that still live as the same process (a new title wiped the mark). */
+  private remember(found: ScanResult): ScanResult {
+    if (this.joined) return found
+    const group = new Set(found.group)
+    const marked = new Set(found.marked)
+    for (const pid of found.marked) if (!this.seen.has(pid)) this.seen.set(pid, startTimeOf(pid, this.sys) ?? -1)
+    for (const [pid, start] of this.seen) {
+      if (group.has(pid) || marked.has(pid)) continue
+      if (this.stillAlive(pid) && startTimeOf(pid, this.sys) === start) marked.add(pid)
+      else this.seen.delete(pid)
+    }
+    return marked.size === found.marked.length ? found : { group: found.group, marked: [...marked] }
+  }
+
+  observe(scanned: ScanResult): ScanResult {
+    const found = this.remember(scanned)
     let result = found
     // A live process whose own pid is the group id leads a new group: the kernel reuses a pid
     // only once nothing uses it as a group id, so ours emptied first.
@@ -107,7 +167,8 @@ export class ProcessGroup implements ShellProcesses {
 
   private scan(): ScanResult {
     const target = this.target()
-    return target === undefined ? NOTHING : this.observe(scanShells([target], this.sys)[0] ?? NOTHING)
+    if (target === undefined) return NOTHING
+    return this.observe(this.cgroupLook() ?? scanShells([target], this.sys)[0] ?? NOTHING)
   }
 
   members(): number[] {
@@ -118,6 +179,11 @@ export class ProcessGroup implements ShellProcesses {
   /** Live pids by a fresh look that trusts no cached liveness (a kill's wait and survivors), sorted. */
   census(): number[] {
     if (this.phase.name === 'empty') return []
+    const look = this.cgroupLook()
+    if (look !== undefined) {
+      const result = this.observe(look)
+      return [...result.group, ...result.marked].sort((a, b) => a - b)
+    }
     const [found] = scanShells([{ pgid: this.pgid, leaderStart: this.leaderStart, group: true, marks: this.marks }], this.sys)
     if (found === undefined) return []
     const holder = startTimeOf(this.pgid, this.sys)
@@ -141,9 +207,11 @@ export class ProcessGroup implements ShellProcesses {
     if (this.phase.name === 'empty') return false
     this.guard()
     this.owed = { signal, sent: new Set() }
+    // SIGKILL reaches every member at once (cgroup.kill): a forking process cannot outrun it.
+    const all = this.join() && signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
     if (this.phase.name === 'leader-alive') {
-      const sent = this.sys.signal(-this.pgid, signal)
-      if (this.marks.length > 0) {
+      const sent = this.sys.signal(-this.pgid, signal) || all
+      if (this.marks.length > 0 || this.cgroup !== undefined) {
         clearTimeout(this.discovery)
         this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS).unref()
       }
@@ -151,7 +219,7 @@ export class ProcessGroup implements ShellProcesses {
     }
     const found = this.scan()
     if (found.group.length > 0) this.sys.signal(-this.pgid, signal)
-    return found.group.length + found.marked.length > 0
+    return all || found.group.length + found.marked.length > 0
   }
 
   signalNow(signal: 'SIGTERM' | 'SIGKILL'): boolean {
@@ -171,7 +239,7 @@ export class ProcessGroup implements ShellProcesses {
     const started = Date.now()
     const outcome = (signal_sent: KillOutcome['signal_sent'], force_killed: boolean, survivors: number[]): KillOutcome => ({
       signal_sent, force_killed, exit_code: this.leaderExit?.code ?? null,
-      elapsed_ms: Date.now() - started, timeout_ms: request.timeoutMs, survivors,
+      elapsed_ms: Date.now() - started, timeout_ms: request.timeoutMs, survivors, tracking: this.tracking,
     })
     if (!this.signal(request.signal)) return outcome('none', false, [])
     onSignalled?.()
@@ -180,6 +248,14 @@ export class ProcessGroup implements ShellProcesses {
     this.signal('SIGKILL')
     const empty = await this.waitEmpty(AFTER_SIGKILL_MS, true)
     return outcome(request.signal, true, empty ? [] : this.census())
+  }
+
+  async whenGroupEmpty(): Promise<void> {
+    await this.exited
+    for (let interval = 1; this.phase.name === 'leader-exited'; interval = Math.min(interval * 2, WATCH_POLL_MS)) {
+      if (this.scan().group.length === 0) return
+      await this.pause(interval, false, false)
+    }
   }
 
   whenEmpty(timeoutMs: number): Promise<boolean> {

@@ -23,6 +23,7 @@ export const VALUE_SCHEMA = {
         stdout: STREAM,
         stderr: STREAM,
         leftovers_stopped: { type: 'integer', required: true },
+        leftovers_running: { type: 'array', items: { type: 'integer' } },
         output_held_open: { type: 'boolean', required: true },
         ...WORLD,
       },
@@ -75,6 +76,11 @@ function renderForeground(value: ForegroundValue): string {
   if (value.leftovers_stopped > 0 && value.world !== undefined) markers.push('[stopped what this command left running; use run_in_background for servers]')
   else if (value.leftovers_stopped > 0) {
     markers.push(`[stopped ${value.leftovers_stopped} leftover process${value.leftovers_stopped === 1 ? '' : 'es'} of this command; use run_in_background for servers]`)
+  }
+  const running = value.leftovers_running ?? []
+  if (running.length > 0) {
+    const pids = running.length === 1 ? `pid ${running[0]}` : `pids ${running.join(', ')}`
+    markers.push(`[${pids} left the command's group and keep${running.length === 1 ? 's' : ''} running; use run_in_background]`)
   }
   if (value.output_held_open) markers.push(OUTPUT_HELD_OPEN)
   if (value.timed_out) markers.push(`[timed out after ${value.timeout_ms}ms]`)

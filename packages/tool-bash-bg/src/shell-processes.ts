@@ -12,6 +12,13 @@ export interface KillRequest {
   timeoutMs: number
 }
 
+/**
+ * How the local world knows a shell's processes. 'cgroup': a cgroup per shell, which no process leaves by setsid,
+ * a scrubbed environment or a new title. 'marks': the process group plus the DSH_BG_SHELL mark in each environment,
+ * remembered per pid once seen; a process that cleared its environment and left the group before any look is unseen.
+ */
+export type Tracking = 'cgroup' | 'marks'
+
 /** What a kill did, measured in the shell's world ('none': it was already empty). */
 export interface KillOutcome {
   signal_sent: KillSignal | 'none'
@@ -21,6 +28,8 @@ export interface KillOutcome {
   /** The wait before SIGKILL of the kill that ran (a shared kill's, not the request's). */
   timeout_ms: number
   survivors: number[]
+  /** The local world's tracking in force (absent in another world: `world_limits` says what it cannot promise). */
+  tracking?: Tracking
   /** Set for a shell of another execution world: what its one stop cannot promise. */
   world_limits?: string
 }
@@ -42,6 +51,11 @@ export interface ShellProcesses {
   readonly live: number
   /** True once nothing of the shell is left; `timeoutMs` may be Infinity. Never holds the host open. */
   whenEmpty(timeoutMs: number): Promise<boolean>
+  /**
+   * Once the leader exited and its process group is empty, though members that left the group may live on (a
+   * foreground run's end: those are its leftovers). Absent where the world cannot tell them apart: whenEmpty serves.
+   */
+  whenGroupEmpty?(): Promise<void>
   /** Live pids by a fresh look, sorted (leftovers of a foreground run, a kill's survivors). */
   census(): number[]
   /**

@@ -129,6 +129,43 @@ describe('ProcessGroup on a scripted process table', () => {
     expect(group.census()).toEqual([500, 501, 600])
   })
 
+  it('a marked process seen once stays a member after its environment is overwritten (a new title), as long as the same process lives', () => {
+    const { table, group } = shell()
+    table.add(600, { pgrp: 600, session: 600, start: 1200, env: [MARK, HOST] })
+    expect(group.census()).toEqual([500, 501, 600])
+    table.procs.set(600, { pgrp: 600, session: 600, start: 1200, env: ['xxxx'] })
+    expect(group.census()).toEqual([500, 501, 600])
+    // The pid now names another process (a later start): no longer ours, and forgotten.
+    table.procs.set(600, { pgrp: 600, session: 600, start: 1500, env: [] })
+    expect(group.census()).toEqual([500, 501])
+    table.procs.set(600, { pgrp: 600, session: 600, start: 1200, env: [] })
+    expect(group.census()).toEqual([500, 501])
+  })
+
+  it('with a cgroup the leader joined, its members are the census, marks or not, and SIGKILL goes through it', () => {
+    const table = new Table()
+      .add(500, { pgrp: 500, session: 400, start: 1000, env: [] })
+      .add(700, { pgrp: 700, session: 700, start: 1100, env: [] })
+      .add(800, { pgrp: 800, session: 800, start: 1100, env: [MARK, HOST] })
+    const members = [500, 700]
+    const killed: string[] = []
+    const cgroup = {
+      kind: 'cgroup-v2' as const, path: '/cg/s1', wrap: (argv: [string, ...string[]]) => argv,
+      adopt: () => false, remove: () => true, pids: () => members.filter((pid) => table.procs.has(pid)),
+      signal: (signal: NodeJS.Signals) => {
+        killed.push(signal)
+        for (const pid of members) table.procs.delete(pid)
+        return members.length
+      },
+    }
+    const group = new ProcessGroup(new FakeLeader(500), MARKS, table, cgroup)
+    // 700 cleared its environment and left the group; 800 carries the marks but is not in the cgroup (not ours).
+    expect(group.census()).toEqual([500, 700])
+    expect(group.tracking).toBe('cgroup')
+    expect(group.signal('SIGKILL')).toBe(true)
+    expect(killed).toEqual(['SIGKILL'])
+  })
+
   it('never counts or signals the host or its ancestors, even carrying the marks', () => {
     const { table, group } = shell()
     table.add(process.ppid, { pgrp: process.ppid, session: process.ppid, start: 2000, env: [MARK, HOST] })

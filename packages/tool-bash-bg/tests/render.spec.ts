@@ -38,6 +38,12 @@ describe('foreground text', () => {
   it('reports leftover processes it stopped, singular and plural', () => {
     expect(render(fg({ leftovers_stopped: 1 }))).toBe('(no output)\n[stopped 1 leftover process of this command; use run_in_background for servers]')
     expect(render(fg({ leftovers_stopped: 2 }))).toContain('[stopped 2 leftover processes of this command;')
+    // A leftover that outlived SIGKILL (stuck in the kernel) is named, with what to do instead.
+    expect(render(fg({ leftovers_stopped: 1, leftovers_running: [4242] }))).toBe(
+      '(no output)\n[stopped 1 leftover process of this command; use run_in_background for servers]\n'
+      + '[pid 4242 left the command\'s group and keeps running; use run_in_background]',
+    )
+    expect(render(fg({ leftovers_stopped: 2, leftovers_running: [1, 2] }))).toContain('[pids 1, 2 left the command\'s group and keep running;')
   })
   it('says when it stopped reading output held open from outside the group', () => {
     expect(render(fg({ stdout: { text: 'hi\n', cut: 0 }, output_held_open: true })))

@@ -59,25 +59,34 @@ describe('foreground', () => {
   })
 
   // A process that left the group (setsid) kept the pipes open: the call ignored its timeout and waited for it.
-  it('stops reading output a process outside the group holds open, once the group is empty or stopped, and says so', async () => {
+  it('a setsid child that left the group is still the command\'s: it is stopped as a leftover, at the end or at the timeout', async () => {
+    host = await bootBashBg()
+    const mark = marker('setsid')
+    const done = await execTool(host.ctx, 'bash_bg', { command: `setsid bash -c 'exec -a ${mark} sleep 20' & echo hi` })
+    expect(done.value).toMatchObject({ exit_code: 0, timed_out: false, leftovers_stopped: 1, output_held_open: false, stdout: { text: 'hi\n', cut: 0 } })
+    expect(textOf(done)).toBe('hi\n[stopped 1 leftover process of this command; use run_in_background for servers]')
+    expect(pidsWithMarker(mark, true)).toEqual([])
+
+    const markTimeout = marker('setsidtimeout')
+    const timedOut = await execTool(host.ctx, 'bash_bg', { command: `setsid bash -c 'exec -a ${markTimeout} sleep 20' & exec sleep 20`, timeout: 300 })
+    expect(timedOut.value).toMatchObject({ timed_out: true, signal: 'SIGTERM', output_held_open: false })
+    expect(textOf(timedOut)).toBe('(no output)\n[timed out after 300ms]\n[killed by signal: SIGTERM]')
+    expect(pidsWithMarker(markTimeout, true)).toEqual([])
+  })
+
+  it('without a cgroup, a process that cleared its environment and left the group is unseen: reading stops and says so', async () => {
+    process.env.DSH_BG_TRACKING = 'marks'
     host = await bootBashBg()
     const escaped: number[] = []
     try {
-      const mark = marker('setsid')
-      const done = await execTool(host.ctx, 'bash_bg', { command: `setsid bash -c 'exec -a ${mark} sleep 20' & echo hi` })
+      const mark = marker('envi')
+      const done = await execTool(host.ctx, 'bash_bg', { command: `env -i setsid bash -c 'exec -a ${mark} sleep 20' & echo hi` })
       expect(done.value).toMatchObject({ exit_code: 0, timed_out: false, leftovers_stopped: 0, output_held_open: true, stdout: { text: 'hi\n', cut: 0 } })
       expect(textOf(done)).toBe(`hi\n${OUTPUT_HELD_OPEN}`)
-      // The escaped process is not ours to stop: it still runs.
       escaped.push(...pidsWithMarker(mark, true))
       expect(escaped).toHaveLength(1)
-
-      const markTimeout = marker('setsidtimeout')
-      const timedOut = await execTool(host.ctx, 'bash_bg', { command: `setsid bash -c 'exec -a ${markTimeout} sleep 20' & exec sleep 20`, timeout: 300 })
-      expect(timedOut.value).toMatchObject({ timed_out: true, signal: 'SIGTERM', output_held_open: true })
-      expect(textOf(timedOut)).toBe(`(no output)\n${OUTPUT_HELD_OPEN}\n[timed out after 300ms]\n[killed by signal: SIGTERM]`)
-      escaped.push(...pidsWithMarker(markTimeout, true))
-      expect(escaped).toHaveLength(2)
     } finally {
+      delete process.env.DSH_BG_TRACKING
       for (const pid of escaped) process.kill(pid, 'SIGKILL')
     }
   })

@@ -21,6 +21,9 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   })
 }
 
+/** What tracking by marks cannot see: a process with neither the group nor the mark, from before any look. */
+export const MARKS_UNSEEN = 'a process that cleared its environment and left the group before a scan saw it'
+
 export function valueOf(stop: StopOutcome): KillShellValue {
   const { shell } = stop
   return {
@@ -36,6 +39,8 @@ export function valueOf(stop: StopOutcome): KillShellValue {
     command: shell.command,
     ...stop.outcome === 'already-exited' ? { note: `Shell already ${shell.status === 'running' ? 'exited' : shell.status}` } : {},
     ...stop.world_limits === undefined ? {} : { world_limits: stop.world_limits },
+    ...stop.tracking === undefined ? {} : { tracking: stop.tracking },
+    ...stop.tracking === 'marks' && stop.outcome !== 'already-exited' ? { unseen: MARKS_UNSEEN } : {},
   }
 }
 

@@ -40,7 +40,10 @@ function renderOutcome(value: KillShellValue): string {
   }
   const code = value.exit_code === null ? '' : ` (exit code ${value.exit_code})`
   const needed = value.force_killed || value.signal_sent === 'SIGKILL' ? '' : ' No SIGKILL needed.'
-  return `Stopped ${id}: ${sent}; all processes exited after ${value.elapsed_ms} ms${code}.${needed}`
+  // Only a cgroup (or another world's own stop) sees every process; marks cannot vouch for one that hid from them.
+  const all = value.unseen === undefined ? 'all processes exited' : 'all tracked processes exited'
+  const blind = value.unseen === undefined ? '' : ` Not seen by tracking without a cgroup: ${value.unseen}.`
+  return `Stopped ${id}: ${sent}; ${all} after ${value.elapsed_ms} ms${code}.${needed}${blind}`
 }
 
 /**

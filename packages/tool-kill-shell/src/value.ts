@@ -28,6 +28,10 @@ export const VALUE_SCHEMA = {
     note: { type: 'string' },
     /** For a shell of another execution world (run through ctx.subprocess): what its one stop cannot promise. */
     world_limits: { type: 'string' },
+    /** How this host knew the shell's processes: 'cgroup' (none can leave it) or 'marks' (the group plus environment marks). */
+    tracking: { type: 'string', enum: ['cgroup', 'marks'] },
+    /** Under 'marks': the kind of process the kill could not have seen. */
+    unseen: { type: 'string' },
   },
 } as const
 
