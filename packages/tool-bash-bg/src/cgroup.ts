@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, 
 import { join } from 'node:path'
 
 /** How a shell's processes are tracked: a cgroup v2 (killed atomically), a v1 freezer cgroup (frozen, then killed), or none. */
-export type CgroupKind = 'cgroup-v2' | 'cgroup-v1'
+type CgroupKind = 'cgroup-v2' | 'cgroup-v1'
 
 export interface ShellCgroup {
   readonly kind: CgroupKind
@@ -22,7 +22,7 @@ export interface ShellCgroup {
   remove(): boolean
 }
 
-export interface CgroupHost {
+interface CgroupHost {
   readonly kind: CgroupKind
   /** The host's directory of shell cgroups. */
   readonly path: string
@@ -134,7 +134,7 @@ function canJoin(dir: string): boolean {
 }
 
 /** A directory of shell cgroups for this host (`name`), or undefined where the host may not create one. */
-export function openCgroupHost(name: string): CgroupHost | undefined {
+function openCgroupHost(name: string): CgroupHost | undefined {
   const own = ownCgroups()
   const candidates: Array<{ kind: CgroupKind, base: string | undefined, needs: string }> = [
     { kind: 'cgroup-v2', base: own.v2, needs: 'cgroup.kill' },
@@ -195,7 +195,7 @@ export function openCgroupHost(name: string): CgroupHost | undefined {
 }
 
 /** A dead host's shell cgroups, to kill its leftovers by membership. */
-export function cgroupsUnder(kind: CgroupKind, path: string): ShellCgroup[] {
+function cgroupsUnder(kind: CgroupKind, path: string): ShellCgroup[] {
   return readdirNames(path).map((child) => shellCgroup(kind, join(path, child)))
 }
 

@@ -1,8 +1,8 @@
 // The `backgroundShells` service contract: what tool-kill-shell and tool-read may call. Consumers import these
 // types only and `inject` the service; nothing here names the implementation.
-import type { KillOutcome, KillRequest, KillSignal, Tracking } from './shell-processes.ts'
+import type { KillOutcome, KillRequest, KillSignal } from './shell-processes.ts'
 
-export type { KillOutcome, KillRequest, KillSignal, Tracking }
+export type { KillOutcome, KillRequest, KillSignal }
 
 export type ShellStatus = 'running' | 'completed' | 'killed' | 'error'
 

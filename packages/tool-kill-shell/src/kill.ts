@@ -22,7 +22,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** What tracking by marks cannot see: a process with neither the group nor the mark, from before any look. */
-export const MARKS_UNSEEN = 'a process that cleared its environment and left the group before a scan saw it'
+const MARKS_UNSEEN = 'a process that cleared its environment and left the group before a scan saw it'
 
 export function valueOf(stop: StopOutcome): KillShellValue {
   const { shell } = stop
