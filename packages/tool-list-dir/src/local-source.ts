@@ -1,6 +1,6 @@
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, statSync, type Dirent, type Stats } from 'node:fs'
 import { readdir } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { checkAborted } from './errors.ts'
 import { fsPath, nameFromBytes } from './escape.ts'
@@ -163,7 +163,7 @@ export class LocalSource implements DirSource {
   }
 
   child(dir: Dir, name: string): Dir {
-    return { display: join(dir.display, name), local: join(dir.local as string, name), nested: true, parent: dir, name }
+    return { display: joinName(dir.display, name), local: joinName(dir.local as string, name), nested: true, parent: dir, name }
   }
 
   async details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Promise<void> {
@@ -188,6 +188,9 @@ export class LocalSource implements DirSource {
     })
   }
 }
+
+/** path.join for a name read from a directory (never empty, `.`, `..` or holding `/`) on a normalized base: one concatenation a directory. */
+const joinName = (base: string, name: string): string => base === '.' ? name : base.endsWith('/') ? `${base}${name}` : `${base}/${name}`
 
 /** `name` in the directory reached by `base`: a string path when both are valid UTF-8, else bytes. */
 function under(base: string | Buffer, name: string): string | Buffer {
