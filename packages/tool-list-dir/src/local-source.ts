@@ -52,15 +52,22 @@ export class LocalSource implements DirSource {
       await yieldToLoop()
       checkAborted(signal)
     }
-    let dirents: Dirent[] = small ? readdirSync(base, { withFileTypes: true }) : await readdir(base, { withFileTypes: true })
+    const dirents: Dirent[] = small ? readdirSync(base, { withFileTypes: true }) : await readdir(base, { withFileTypes: true })
     if (small) this.run += dirents.length
+    // One pass (a walk visits every entry): the children, and whether a name read back with U+FFFD.
+    let children = new Array<Child>(dirents.length)
+    let replaced = false
+    for (let index = 0; index < dirents.length; index++) {
+      const dirent = dirents[index] as Dirent
+      if (dirent.name.includes('\ufffd')) replaced = true
+      children[index] = { name: dirent.name, type: typeOf(dirent) }
+    }
     // A name that is not valid UTF-8 reads back with U+FFFD: re-read as bytes, so it is listed (and reached) as it is.
-    if (dirents.some((dirent) => dirent.name.includes('\ufffd'))) {
+    if (replaced) {
       const raw = await readdir(base, { withFileTypes: true, encoding: 'buffer' })
-      dirents = raw.map((dirent) => Object.assign(dirent, { name: nameFromBytes(dirent.name as unknown as Buffer) }) as unknown as Dirent)
+      children = raw.map((dirent): Child => ({ name: nameFromBytes(dirent.name as unknown as Buffer), type: typeOf(dirent) }))
     }
     checkAborted(signal)
-    const children = dirents.map((dirent): Child => ({ name: dirent.name, type: typeOf(dirent) }))
     // `follow` (the seed's plain mode) reports what a link points at; only links pay for a stat.
     // A link that dangles, loops (ELOOP) or passes through a file or an unreadable directory is other.
     await inSlices(links === 'follow' ? children.filter((child) => child.type === 'symlink') : [], signal, (child) => {
@@ -216,5 +223,5 @@ async function inSlices<T>(items: T[], signal: AbortSignal, each: (item: T) => v
   }
 }
 
-const typeOf = (info: Dirent | Stats): Child['type'] =>
+const typeOf = (info: Pick<Stats, 'isFile' | 'isDirectory' | 'isSymbolicLink'>): Child['type'] =>
   info.isFile() ? 'file' : info.isDirectory() ? 'directory' : info.isSymbolicLink() ? 'symlink' : 'other'

@@ -94,8 +94,16 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     const subdirs = level < request.depth ? children.filter((child) => child.type === 'directory' && child.collapsed === undefined) : []
     const reads: Reading[] = []
     let visited = 0
+    const plain = request.pattern === undefined && request.only === undefined
     for (const child of children) {
       const descend = child.type === 'directory' && child.collapsed === undefined && level < request.depth
+      // Past a full window without filters, an entry not entered is only counted (most of a large walk's entries).
+      if (plain && !descend && result.shown.length >= request.cap) {
+        result.total++
+        result.counts[child.type]++
+        if (lastShown !== undefined) lastShown.siblingsCut = true
+        continue
+      }
       // The relative path only where it is used (a pattern, a shown entry, a directory to enter): no string per counted file.
       const rel = request.pattern !== undefined || descend || (result.total >= request.offset && result.shown.length < request.cap)
         ? prefix === '' ? child.name : `${prefix}/${child.name}`
