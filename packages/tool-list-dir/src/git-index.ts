@@ -1,7 +1,7 @@
 /** Which paths git tracks (ignore rules never hide those): the repository's index file, versions 2–4, else `git ls-files`. */
 
 import { execFile } from 'node:child_process'
-import { closeSync, constants, fstatSync, openSync, read } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, read as readFd } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { FileSystem } from '@deepseek-ai/dsh-fs'
 
@@ -174,7 +174,7 @@ const readBounded: ReadFile = async (path, limit, known) => {
 
 /** One pread through the thread pool: an index can be large, and reading it must not hold the event loop. */
 const readAt = (fd: number, bytes: Buffer, offset: number, length: number, position: number) => new Promise<number>((done, fail) => {
-  read(fd, bytes, offset, length, position, (error, count) => error === null ? done(count) : fail(error))
+  readFd(fd, bytes, offset, length, position, (error, count) => error === null ? done(count) : fail(error))
 })
 
 /** Through a provider (ctx.fs): lstat, then readBytes with the provider's own cap; no identity, so nothing is cached. */

@@ -55,12 +55,12 @@ export class LocalSource implements DirSource {
     const dirents: Dirent[] = small ? readdirSync(base, { withFileTypes: true }) : await readdir(base, { withFileTypes: true })
     if (small) this.run += dirents.length
     // One pass (a walk visits every entry): the children, and whether a name read back with U+FFFD.
-    let children = new Array<Child>(dirents.length)
+    let children: Child[] = []
     let replaced = false
     for (let index = 0; index < dirents.length; index++) {
       const dirent = dirents[index] as Dirent
       if (dirent.name.includes('\ufffd')) replaced = true
-      children[index] = { name: dirent.name, type: typeOf(dirent) }
+      children.push({ name: dirent.name, type: typeOf(dirent) })
     }
     // A name that is not valid UTF-8 reads back with U+FFFD: re-read as bytes, so it is listed (and reached) as it is.
     if (replaced) {
@@ -196,7 +196,7 @@ export class LocalSource implements DirSource {
   }
 }
 
-/** path.join for a name read from a directory (never empty, `.`, `..` or holding `/`) on a normalized base: one concatenation a directory. */
+/** path.join for a name read from a directory (never empty, `.`, `..` or holding `/`) on a normalized base: one concatenation. */
 const joinName = (base: string, name: string): string => base === '.' ? name : base.endsWith('/') ? `${base}${name}` : `${base}/${name}`
 
 /** `name` in the directory reached by `base`: a string path when both are valid UTF-8, else bytes. */
