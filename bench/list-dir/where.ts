@@ -42,7 +42,8 @@ const agent = host.agent(dir)
 const request = parseArgs({ path: tree, recursive: true, depth: 3 }, 100)
 const signal = new AbortController().signal
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
-const subdirs = (path: string): string[] => readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+const subdirs = (path: string): string[] =>
+  readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
 
 const byPath = (): void => {
   for (const top of subdirs(tree)) for (const sub of subdirs(join(tree, top))) readdirSync(join(tree, top, sub), { withFileTypes: true })

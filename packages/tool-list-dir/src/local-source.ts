@@ -39,6 +39,8 @@ export class ChangedError extends Error {
 export class LocalSource implements DirSource {
   readonly kind = 'local'
   readonly metadata = true
+  /** Most directories are read synchronously at open: reading 16 ahead only held their descriptors and arrays (a walk +0.15x `find`). */
+  readonly readAhead = 1
   /** Descriptors held by the directories being read: closed by release, all of them by close. */
   private readonly handles = new Map<Dir, number>()
 

@@ -34,6 +34,7 @@ type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined 
 /** List a directory, or walk it to `depth` in pre-order; sorted before truncation, stats only for what is shown or sorted on. */
 export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
   const order = ORDERS[request.sort]
+  const readAhead = source.readAhead ?? READ_AHEAD
   const compare: Compare = request.reverse ? (a, b) => order(b, a) : order
   const counts = { file: 0, directory: 0, symlink: 0, other: 0 }
   // shown: up to `cap` listed entries after the first `offset`, each directory followed by its contents.
@@ -118,7 +119,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         result.partial = true
         continue
       }
-      for (const ahead of subdirs.slice(reads.length, visited + READ_AHEAD)) reads.push(open(source.child(dir, ahead.name, ahead)))
+      for (const ahead of subdirs.slice(reads.length, visited + readAhead)) reads.push(open(source.child(dir, ahead.name, ahead)))
       try {
         await visit(reads[visited - 1] ?? open(source.child(dir, child.name, child)), rel, level + 1, rules)
       } catch (error) {
