@@ -1,6 +1,6 @@
 // Runs every benchmark in turn (each reports ratios against a baseline measured in the same run).
 //   npm run bench            all of them
-//   npm run bench -- read    one of: list-dir, list-dir-gitignore, read, read-formats, bash-bg, kill-shell
+//   npm run bench -- read    one of: list-dir, list-dir-gitignore, list-dir-where, read, read-formats, bash-bg, kill-shell
 // The plugins must be built first (npm test or npm start does it; or npx -y pnpm@9.15.9 run build).
 import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
@@ -10,6 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const benches = {
   'list-dir': ['npx', ['tsx', 'bench/list-dir/run.ts']],
   'list-dir-gitignore': ['npx', ['tsx', 'bench/list-dir/gitignore.ts']],
+  'list-dir-where': ['npx', ['tsx', 'bench/list-dir/where.ts']],
   'read': [process.execPath, ['--expose-gc', 'bench/read/run.mjs']],
   'read-formats': [process.execPath, ['--expose-gc', 'bench/read/formats.mjs']],
   'bash-bg': [process.execPath, ['bench/bash-bg/run.mjs']],

@@ -1,8 +1,7 @@
 /** Which paths git tracks (ignore rules never hide those): the repository's index file, versions 2–4, else `git ls-files`. */
 
 import { execFile } from 'node:child_process'
-import { constants } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { closeSync, constants, fstatSync, openSync, read as readFd } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { FileSystem } from '@deepseek-ai/dsh-fs'
 
@@ -138,17 +137,21 @@ function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse
  */
 type ReadFile = (path: string, limit: number, known?: (key: string) => boolean) => Promise<{ bytes?: Buffer, key?: string } | undefined>
 
-/** By one open and fstat on the local disk, never through a final symlink (ELOOP) or blocking on a FIFO. */
+/**
+ * By one open and fstat on the local disk, never through a final symlink (ELOOP) or blocking on a FIFO. The open, fstat
+ * and close are synchronous (a few µs each, where a thread-pool round trip each cost a listing more than its walk of a
+ * small tree); only reading an index not cached yet goes through the pool.
+ */
 const readBounded: ReadFile = async (path, limit, known) => {
-  let handle
+  let fd
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ENOENT') return undefined
     throw error
   }
   try {
-    const info = await handle.stat({ bigint: true })
+    const info = fstatSync(fd, { bigint: true })
     if (!info.isFile()) throw new Unreadable('not a regular file')
     if (info.size > BigInt(limit)) throw new Unreadable(`${info.size} bytes`)
     const key = `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
@@ -157,7 +160,7 @@ const readBounded: ReadFile = async (path, limit, known) => {
     const bytes = Buffer.allocUnsafe(size)
     let filled = 0
     while (filled < size) {
-      const { bytesRead } = await handle.read(bytes, filled, size - filled, filled)
+      const bytesRead = await readAt(fd, bytes, filled, size - filled, filled)
       if (bytesRead === 0) break
       filled += bytesRead
     }
@@ -165,9 +168,14 @@ const readBounded: ReadFile = async (path, limit, known) => {
     if (filled < size) throw new Unreadable('changed while read')
     return { bytes, key }
   } finally {
-    await handle.close()
+    closeSync(fd)
   }
 }
+
+/** One pread through the thread pool: an index can be large, and reading it must not hold the event loop. */
+const readAt = (fd: number, bytes: Buffer, offset: number, length: number, position: number) => new Promise<number>((done, fail) => {
+  readFd(fd, bytes, offset, length, position, (error, count) => error === null ? done(count) : fail(error))
+})
 
 /** Through a provider (ctx.fs): lstat, then readBytes with the provider's own cap; no identity, so nothing is cached. */
 function readThrough(fs: FileSystem, signal: AbortSignal): ReadFile {

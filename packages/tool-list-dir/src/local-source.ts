@@ -1,6 +1,6 @@
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, statSync, type Dirent, type Stats } from 'node:fs'
 import { readdir } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
+import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { checkAborted } from './errors.ts'
 import { fsPath, nameFromBytes } from './escape.ts'
@@ -39,6 +39,8 @@ export class ChangedError extends Error {
 export class LocalSource implements DirSource {
   readonly kind = 'local'
   readonly metadata = true
+  /** Most directories are read synchronously at open: reading 16 ahead only held their descriptors and arrays (a walk +0.15x `find`). */
+  readonly readAhead = 1
   /** Descriptors held by the directories being read: closed by release, all of them by close. */
   private readonly handles = new Map<Dir, number>()
 
@@ -52,15 +54,22 @@ export class LocalSource implements DirSource {
       await yieldToLoop()
       checkAborted(signal)
     }
-    let dirents: Dirent[] = small ? readdirSync(base, { withFileTypes: true }) : await readdir(base, { withFileTypes: true })
+    const dirents: Dirent[] = small ? readdirSync(base, { withFileTypes: true }) : await readdir(base, { withFileTypes: true })
     if (small) this.run += dirents.length
+    // One pass (a walk visits every entry): the children, and whether a name read back with U+FFFD.
+    let children: Child[] = []
+    let replaced = false
+    for (let index = 0; index < dirents.length; index++) {
+      const dirent = dirents[index] as Dirent
+      if (dirent.name.includes('\ufffd')) replaced = true
+      children.push({ name: dirent.name, type: typeOf(dirent) })
+    }
     // A name that is not valid UTF-8 reads back with U+FFFD: re-read as bytes, so it is listed (and reached) as it is.
-    if (dirents.some((dirent) => dirent.name.includes('\ufffd'))) {
+    if (replaced) {
       const raw = await readdir(base, { withFileTypes: true, encoding: 'buffer' })
-      dirents = raw.map((dirent) => Object.assign(dirent, { name: nameFromBytes(dirent.name as unknown as Buffer) }) as unknown as Dirent)
+      children = raw.map((dirent): Child => ({ name: nameFromBytes(dirent.name as unknown as Buffer), type: typeOf(dirent) }))
     }
     checkAborted(signal)
-    const children = dirents.map((dirent): Child => ({ name: dirent.name, type: typeOf(dirent) }))
     // `follow` (the seed's plain mode) reports what a link points at; only links pay for a stat.
     // A link that dangles, loops (ELOOP) or passes through a file or an unreadable directory is other.
     await inSlices(links === 'follow' ? children.filter((child) => child.type === 'symlink') : [], signal, (child) => {
@@ -163,7 +172,7 @@ export class LocalSource implements DirSource {
   }
 
   child(dir: Dir, name: string): Dir {
-    return { display: join(dir.display, name), local: join(dir.local as string, name), nested: true, parent: dir, name }
+    return { display: joinName(dir.display, name), local: joinName(dir.local as string, name), nested: true, parent: dir, name }
   }
 
   async details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Promise<void> {
@@ -189,6 +198,9 @@ export class LocalSource implements DirSource {
   }
 }
 
+/** path.join for a name read from a directory (never empty, `.`, `..` or holding `/`) on a normalized base: one concatenation. */
+const joinName = (base: string, name: string): string => base === '.' ? name : base.endsWith('/') ? `${base}${name}` : `${base}/${name}`
+
 /** `name` in the directory reached by `base`: a string path when both are valid UTF-8, else bytes. */
 function under(base: string | Buffer, name: string): string | Buffer {
   const bytes = fsPath(name)
@@ -213,5 +225,5 @@ async function inSlices<T>(items: T[], signal: AbortSignal, each: (item: T) => v
   }
 }
 
-const typeOf = (info: Dirent | Stats): Child['type'] =>
+const typeOf = (info: Pick<Stats, 'isFile' | 'isDirectory' | 'isSymbolicLink'>): Child['type'] =>
   info.isFile() ? 'file' : info.isDirectory() ? 'directory' : info.isSymbolicLink() ? 'symlink' : 'other'

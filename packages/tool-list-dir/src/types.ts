@@ -70,6 +70,8 @@ export type LinkMode = 'follow' | 'keep'
 export interface DirSource {
   readonly kind: 'local' | 'provider'
   readonly metadata: boolean
+  /** Subdirectories the walk reads ahead of its visit (default 16): worth it where reads wait on a thread pool or a provider. */
+  readonly readAhead?: number
   children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]>
   /** The directory a child names, to descend into (never called for symlinks). */
   child(dir: Dir, name: string, from: Child): Dir

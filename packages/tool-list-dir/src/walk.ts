@@ -34,6 +34,7 @@ type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined 
 /** List a directory, or walk it to `depth` in pre-order; sorted before truncation, stats only for what is shown or sorted on. */
 export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
   const order = ORDERS[request.sort]
+  const readAhead = source.readAhead ?? READ_AHEAD
   const compare: Compare = request.reverse ? (a, b) => order(b, a) : order
   const counts = { file: 0, directory: 0, symlink: 0, other: 0 }
   // shown: up to `cap` listed entries after the first `offset`, each directory followed by its contents.
@@ -94,8 +95,16 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     const subdirs = level < request.depth ? children.filter((child) => child.type === 'directory' && child.collapsed === undefined) : []
     const reads: Reading[] = []
     let visited = 0
+    const plain = request.pattern === undefined && request.only === undefined
     for (const child of children) {
       const descend = child.type === 'directory' && child.collapsed === undefined && level < request.depth
+      // Past a full window without filters, an entry not entered is only counted (most of a large walk's entries).
+      if (plain && !descend && result.shown.length >= request.cap) {
+        result.total++
+        result.counts[child.type]++
+        if (lastShown !== undefined) lastShown.siblingsCut = true
+        continue
+      }
       // The relative path only where it is used (a pattern, a shown entry, a directory to enter): no string per counted file.
       const rel = request.pattern !== undefined || descend || (result.total >= request.offset && result.shown.length < request.cap)
         ? prefix === '' ? child.name : `${prefix}/${child.name}`
@@ -110,7 +119,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         result.partial = true
         continue
       }
-      for (const ahead of subdirs.slice(reads.length, visited + READ_AHEAD)) reads.push(open(source.child(dir, ahead.name, ahead)))
+      for (const ahead of subdirs.slice(reads.length, visited + readAhead)) reads.push(open(source.child(dir, ahead.name, ahead)))
       try {
         await visit(reads[visited - 1] ?? open(source.child(dir, child.name, child)), rel, level + 1, rules)
       } catch (error) {
