@@ -6,19 +6,14 @@
 import { spawnSync } from 'node:child_process'
 import { mkdirSync, realpathSync } from 'node:fs'
 import { join, relative, resolve, sep, isAbsolute } from 'node:path'
-import { Context } from '@deepseek-ai/cordis'
-import LlmRuntime from '@deepseek-ai/dsh-llm'
-import SessionStore, { SessionId } from '@deepseek-ai/dsh-session'
-import SystemPrompt from '@deepseek-ai/dsh-system-prompt'
-import ToolRuntime from '@deepseek-ai/dsh-tools'
-import AgentRegistry, { type Agent } from '@deepseek-ai/dsh-agent'
-import AgentLoop from '@deepseek-ai/dsh-agent-loop'
+import type { Context } from '@deepseek-ai/cordis'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import type { Agent } from '@deepseek-ai/dsh-agent'
 import LocalFileSystem from '@deepseek-ai/dsh-fs-local'
 import type { FsTarget } from '@deepseek-ai/dsh-fs'
-import LocalJobRegistry from '@deepseek-ai/dsh-jobs-local'
 import { LocalSubprocessRuntime } from '@deepseek-ai/dsh-subprocess-local'
 import type { SubprocessHandle, SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess'
-import { makeTmpDir, removeTmpDir, ScriptedAdapter } from '@gencode-ai/testkit'
+import { bootServices, makeTmpDir, removeTmpDir, ScriptedAdapter } from '@gencode-ai/testkit'
 
 /** Why the world cannot be built here, or undefined when it can. */
 export function namespacesUnavailable(): string | undefined {
@@ -80,7 +75,7 @@ export interface WorldHost {
 let agents = 0
 
 /**
- * The real DSH host services (as testkit's bootServices composes them) with the world's filesystem in place of
+ * The real DSH host services (testkit's bootServices) with the world's filesystem in place of
  * the local one and, unless `subprocess` is false, the world's ctx.subprocess.
  */
 export async function bootWorld(options: { subprocess?: boolean, before?: (ctx: Context) => Promise<void> } = {}): Promise<WorldHost> {
@@ -88,16 +83,8 @@ export async function bootWorld(options: { subprocess?: boolean, before?: (ctx: 
   const paths = { workspace: join(root, 'workspace'), worldDir: join(root, 'world') }
   mkdirSync(paths.workspace)
   mkdirSync(paths.worldDir)
-  const ctx = new Context()
-  await ctx.plugin(LlmRuntime)
-  await ctx.plugin(SessionStore)
-  await ctx.plugin(SystemPrompt, { persona: '' })
-  await ctx.plugin(ToolRuntime, {})
-  await ctx.plugin(AgentRegistry)
-  await ctx.plugin(AgentLoop, { agents: [] })
-  await ctx.plugin(worldFileSystem(paths), { cwd: paths.workspace })
+  const ctx = await bootServices({ cwd: paths.workspace, fileSystem: worldFileSystem(paths) })
   if (options.subprocess !== false) await ctx.plugin(namespaceWorld(paths))
-  await ctx.plugin(LocalJobRegistry)
   ctx.llm.registerAdapter(['mock'], new ScriptedAdapter([], false))
   await options.before?.(ctx)
   return {
