@@ -147,7 +147,9 @@ describe('tracking by marks (the fallback where no cgroup can be had, forced her
     process.env.DSH_BG_TRACKING = 'marks'
     host = await bootBashBg()
     const server = marker('fgmarks')
-    const result = await execTool(host.ctx, 'bash_bg', { command: `setsid bash -c 'exec -a ${server} sleep 60' >/dev/null 2>&1 </dev/null & echo started` })
+    // Marks are read from /proc/<pid>/environ, which a process mid-exec may not show: let the child's execs finish
+    // before the command ends (what a scan cannot see is tracking by marks' stated limit; a cgroup has no such window).
+    const result = await execTool(host.ctx, 'bash_bg', { command: `setsid bash -c 'exec -a ${server} sleep 60' >/dev/null 2>&1 </dev/null & sleep 0.3; echo started` })
     strays.push(...pidsWithMarker(server, true))
     expect(result.value).toMatchObject({ exit_code: 0, leftovers_stopped: 1 })
     expect(pidsWithMarker(server, true)).toEqual([])
