@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootHost, execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
 import * as ListDir from '../../tool-list-dir/src/index.ts'
-import { escapeName, nameFromBytes, unescapeName } from '../../tool-list-dir/src/escape.ts'
+import { escapeName, nameFromBytes, unescapeName } from '@gencode-ai/dsh-tool-common'
 import type { Listing } from '../../tool-list-dir/src/types.ts'
 import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 

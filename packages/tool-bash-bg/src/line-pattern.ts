@@ -1,6 +1,7 @@
 /** wait_for's pattern: a JavaScript regular expression run by a linear-time engine (RE2), so no pattern can stall the host. */
 import { RE2JS } from 're2js'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { quoted } from '@gencode-ai/dsh-tool-common'
 
 /** Longest wait_for pattern accepted (characters): matching cost grows with pattern × line length. */
 const MAX_PATTERN = 1000
@@ -10,10 +11,8 @@ export interface LinePattern {
 }
 
 const refuse = (pattern: string, why: string, instead: string) => new HarnessError(
-  `invalid wait_for: ${JSON.stringify(cut(pattern))} ${why} — ${instead}`, 'INVALID_ARGS',
+  `invalid wait_for: ${quoted(pattern)} ${why} — ${instead}`, 'INVALID_ARGS',
 )
-
-const cut = (text: string) => text.length > 120 ? `${text.slice(0, 120)}… (${text.length} characters)` : text
 
 /**
  * The first construct a linear-time engine cannot run: lookaround and backreferences need backtracking.

@@ -1,18 +1,6 @@
 /** Pure: how a shell is doing, in a few words, so a quiet shell is not mistaken for a dead one. */
+import { formatBytes, formatDuration } from '@gencode-ai/dsh-tool-common'
 import type { ShellSnapshot as ShellRecord } from './contract.ts'
-
-function duration(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000))
-  if (s < 60) return `${s}s`
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
-  return `${Math.floor(s / 3600)}h${String(Math.floor(s / 60) % 60).padStart(2, '0')}m`
-}
-
-function size(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`
-}
 
 const leaderEnd = (record: ShellRecord) => record.signal ?? `exit ${record.exit_code ?? 0}`
 
@@ -27,12 +15,12 @@ export function outputOf(record: ShellRecord, now: number): string {
   // A record registered from outside may lack the field.
   const problem = record.log_problem === undefined ? '' : `${record.log_problem}, `
   if (record.last_output_at === null || record.last_output_at === undefined) return `${problem}no output`
-  return `${problem}${size(record.bytes)}, last ${duration(now - Date.parse(record.last_output_at))} ago`
+  return `${problem}${formatBytes(record.bytes)}, last ${formatDuration(now - Date.parse(record.last_output_at))} ago`
 }
 
 /** 'running 5m12s, 12.3 KiB, last 3s ago' / 'running 1m02s (leader exit 0, 2 left), no output' / 'completed after 3s, …'. */
 export function liveness(record: ShellRecord, now: number): string {
-  const ran = duration((record.ended_at === null ? now : Date.parse(record.ended_at)) - Date.parse(record.started_at))
+  const ran = formatDuration((record.ended_at === null ? now : Date.parse(record.ended_at)) - Date.parse(record.started_at))
   if (record.status !== 'running') return `${record.status} after ${ran}, ${outputOf(record, now)}`
   const leader = record.leader_exited_at === null ? '' : ` (leader ${leaderEnd(record)}, ${record.processes} left)`
   return `running ${ran}${leader}, ${outputOf(record, now)}`

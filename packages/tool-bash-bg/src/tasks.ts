@@ -1,5 +1,6 @@
-/** The /tasks command: seed 001's table (a human view) plus liveness, from registry records. */
+/** The /tasks command: the README's shell table (a human view) plus liveness, from registry records. */
 import type { Context } from '@deepseek-ai/cordis'
+import { formatDuration } from '@gencode-ai/dsh-tool-common'
 import type {} from '@deepseek-ai/dsh-commands'
 import { outputOf, statusOf } from './liveness.ts'
 import type { ShellSnapshot } from './contract.ts'
@@ -9,10 +10,7 @@ const COLUMNS = [12, 21, 14, 17, 22] as const
 const RULE = '─'.repeat(1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1)
 
 export function ago(startedAt: string, now: number): string {
-  const seconds = Math.max(0, Math.floor((now - Date.parse(startedAt)) / 1000))
-  if (seconds < 60) return `${seconds} sec ago`
-  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`
-  return `${Math.floor(seconds / 3600)} h ago`
+  return `${formatDuration(now - Date.parse(startedAt), 'coarse')} ago`
 }
 
 function row(cells: readonly string[]): string {

@@ -1,7 +1,7 @@
 /** The bash_bg tool: foreground runs, background shells, and their host jobs. */
 import type { Context } from '@deepseek-ai/cordis'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { defineTool, TOOL_ABORTED, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
+import { defineTool, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-jobs'
 import type { BackgroundShell } from './background.ts'
 import type { Config } from './config.ts'
@@ -15,7 +15,7 @@ import { presentCall, presentResult } from './present.ts'
 import type { ShellRegistry } from './registry.ts'
 import { render, VALUE_SCHEMA, type BackgroundValue, type BashBgValue } from './render.ts'
 import { stopToolOf } from './tasks.ts'
-import { blanksAsAbsent } from './absent.ts'
+import { aborted, blanksAsAbsent } from '@gencode-ai/dsh-tool-common'
 import { liveness } from './liveness.ts'
 import type { ShellWorld } from './shell-processes.ts'
 import { waitForLine } from './wait-for.ts'
@@ -29,12 +29,6 @@ declare module '@deepseek-ai/dsh-jobs' {
 
 /** Linux's MAX_ARG_STRLEN (32 pages, its NUL included): the longest `bash -c` command that can spawn. */
 const MAX_COMMAND_BYTES = 131_071
-
-function aborted(message = 'tool call aborted'): HarnessError {
-  const error = new HarnessError(message, TOOL_ABORTED)
-  error.name = 'AbortError'
-  return error
-}
 
 /** A command as an error lists it: one line, at most 40 characters. */
 function cut(command: string): string {

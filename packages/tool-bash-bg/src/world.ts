@@ -3,7 +3,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { FileSystem } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
-import { readsAreLocal } from './local-reads.ts'
+import { readsAreLocal } from '@gencode-ai/dsh-tool-common'
 
 /** `local`: this host, through our own process layer; `subprocess`: wherever `runtime` runs commands. */
 export type WorldChoice = { kind: 'local' } | { kind: 'subprocess', runtime: SubprocessRuntime }

@@ -113,7 +113,7 @@ describe('wait_for', () => {
     expect(await refusal('(?<!not )ready')).toContain('uses a lookbehind (?<!…)')
     expect(await refusal('(\\w)\\1')).toContain('uses a backreference (\\1)')
     expect(await refusal('(?<q>["\'])x\\k<q>')).toContain('uses a named backreference')
-    expect(await refusal('x'.repeat(1001))).toBe(`invalid wait_for: "${'x'.repeat(120)}… (1001 characters)" is 1001 characters, over the 1000-character limit — match a short, distinctive part of the ready line`)
+    expect(await refusal('x'.repeat(1001))).toBe(`invalid wait_for: "${'x'.repeat(120)}…" (1001 characters) is 1001 characters, over the 1000-character limit — match a short, distinctive part of the ready line`)
     expect(host.shells.list(undefined)).toEqual([])
     // Inside a class, (?= is three literal characters.
     const literal = await bg(host, { command: "echo '(?=ok'; sleep 60", wait_for: '[(?=]ok' })

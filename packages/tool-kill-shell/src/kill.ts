@@ -1,21 +1,16 @@
 // One kill_shell stop: the registry's stop (which owns the signals, the host job and the wait), awaited until the
 // call is aborted, and its outcome as the tool's value.
-import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { TOOL_ABORTED } from '@deepseek-ai/dsh-tools'
+import { aborted } from '@gencode-ai/dsh-tool-common'
 import type { BackgroundShells, Caller, KillRequest, ShellSnapshot, StopOutcome } from '@gencode-ai/dsh-tool-bash-bg'
 import type { KillShellValue } from './value.ts'
 
-function aborted(): HarnessError {
-  const error = new HarnessError('kill_shell aborted while waiting; the kill itself goes on — check the shell again with /tasks', TOOL_ABORTED)
-  error.name = 'AbortError'
-  return error
-}
+const ABORTED = 'kill_shell aborted while waiting; the kill itself goes on — check the shell again with /tasks'
 
 /** Await `work`, but give up (not the work) when the call is aborted. */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(aborted())
+  if (signal.aborted) return Promise.reject(aborted(ABORTED))
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(aborted())
+    const onAbort = () => reject(aborted(ABORTED))
     signal.addEventListener('abort', onAbort, { once: true })
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })

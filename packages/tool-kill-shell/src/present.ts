@@ -1,5 +1,6 @@
 import type { JsonValue } from '@deepseek-ai/dsh-session'
 import type { GenericCallView, GenericResultView, ToolResult } from '@deepseek-ai/dsh-tools'
+import { formatDuration } from '@gencode-ai/dsh-tool-common'
 import type { KillShellValue } from './value.ts'
 
 /** The seed's card: 53 columns wide, text in a 50-column field; wider text grows it up to 80. */
@@ -14,11 +15,6 @@ function box(title: string, lines: readonly string[]): string {
     ...lines.map((line) => `│ ${fit(line)}│`),
     `└${'─'.repeat(field + 1)}┘`,
   ].join('\n')
-}
-
-/** Whole seconds when exact ('3s'), else one decimal ('2.5s'). */
-function seconds(ms: number): string {
-  return `${Number((ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1))}s`
 }
 
 function processes(count: number): string {
@@ -41,7 +37,7 @@ export function cardFor(value: KillShellValue): { title: string, text: string } 
         text: box('Process Force Killed', [
           id,
           signals,
-          `Status: Force killed after ${seconds(value.timeout_ms)} timeout`,
+          `Status: Force killed after ${formatDuration(value.timeout_ms, 'tenths')} timeout`,
           `Note: Process did not respond to ${value.signal_sent}`,
         ]),
       }
@@ -52,7 +48,7 @@ export function cardFor(value: KillShellValue): { title: string, text: string } 
           id,
           command,
           signals,
-          `Status: ${processes(value.survivors.length)} alive after ${seconds(value.elapsed_ms)}`,
+          `Status: ${processes(value.survivors.length)} alive after ${formatDuration(value.elapsed_ms, 'tenths')}`,
           `Survivors: ${value.survivors.join(', ')}`,
         ]),
       }

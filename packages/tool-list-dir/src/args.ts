@@ -1,6 +1,6 @@
 import type { InferArgs } from '@deepseek-ai/dsh-tools'
 import { argumentError } from './errors.ts'
-import { echo } from './escape.ts'
+import { echo } from '@gencode-ai/dsh-tool-common'
 import { compileGlob, GlobSyntaxError, wildcardMatch } from './glob.ts'
 
 const DEFAULT_DEPTH = 3

@@ -1,5 +1,5 @@
 import Schema from '@deepseek-ai/schemastery'
-import { OutsideWorkspace } from './workspace.ts'
+import { OutsideWorkspace } from '@gencode-ai/dsh-tool-common'
 
 /** The seed's guidance text, word for word. */
 export const DEFAULT_GUIDANCE = 'Use the list_directory tool — not shell commands like ls — to browse directory structures. '

@@ -2,7 +2,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import { Config } from './config.ts'
 import { listDirectoryTool } from './tool.ts'
-import { OutsideGate } from './workspace.ts'
+import { OutsideGate } from '@gencode-ai/dsh-tool-common'
 
 export const name = 'tool-list-dir'
 

@@ -6,12 +6,10 @@ import type { ListRequest } from './args.ts'
 import { argumentError, checkAborted } from './errors.ts'
 import { findRepo } from './gitignore.ts'
 import { ChangedError, LocalSource } from './local-source.ts'
-import { readsAreLocal } from './local-reads.ts'
+import { echo, fsPath, hasRawBytes, type OutsideGate, place, type Placement, readsAreLocal, shownPath, unescapeName } from '@gencode-ai/dsh-tool-common'
 import { ProviderSource } from './provider-source.ts'
-import { echo, fsPath, hasRawBytes, shownPath, unescapeName } from './escape.ts'
 import type { Dir, DirSource, Entry, Listing } from './types.ts'
 import { walk } from './walk.ts'
-import { place, type OutsideGate, type Placement } from './workspace.ts'
 
 /** The fast path wherever the provider's reads are the local provider's own: node:fs then sees what ctx.fs would. */
 export function chooseSource(ctx: Context, root: Dir): DirSource {

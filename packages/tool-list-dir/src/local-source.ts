@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { checkAborted } from './errors.ts'
-import { fsPath, nameFromBytes } from './escape.ts'
+import { fsPath, nameFromBytes } from '@gencode-ai/dsh-tool-common'
 import { MAX_SMALL_FILE } from './gitignore.ts'
 import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 

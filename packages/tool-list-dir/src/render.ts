@@ -1,5 +1,5 @@
 import type { callMode } from './args.ts'
-import { escapeName as esc } from './escape.ts'
+import { escapeName as esc } from '@gencode-ai/dsh-tool-common'
 import type { Entry, Listing } from './types.ts'
 
 /** The seed's rule: 50 box-drawing characters. */

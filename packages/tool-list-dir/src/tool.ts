@@ -1,13 +1,11 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { defineTool, type GenericCallView, type GenericResultView, type ToolDefinition, type ToolResult } from '@deepseek-ai/dsh-tools'
-import { blanksAsAbsent } from './absent.ts'
+import { blanksAsAbsent, type OutsideGate, shownPath } from '@gencode-ai/dsh-tool-common'
 import { callMode, parameters, parseArgs, type ListArgs } from './args.ts'
-import { shownPath } from './escape.ts'
 import type { Config } from './config.ts'
 import { listDirectory } from './list.ts'
 import { renderListing } from './render.ts'
 import { LISTING_SCHEMA } from './types.ts'
-import type { OutsideGate } from './workspace.ts'
 
 export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
   return blanksAsAbsent(defineTool({

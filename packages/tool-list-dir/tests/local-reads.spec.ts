@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LocalFileSystem } from '@deepseek-ai/dsh-fs-local'
 import type { Host } from '@gencode-ai/testkit'
-import { readsAreLocal } from '../src/local-reads.ts'
+import { readsAreLocal } from '@gencode-ai/dsh-tool-common'
 import { listDirHost } from './harness.ts'
 
 describe('readsAreLocal: which providers the node:fs fast path may stand in for', () => {

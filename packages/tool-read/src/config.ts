@@ -1,5 +1,5 @@
 import Schema from '@deepseek-ai/schemastery'
-import { OutsideWorkspace } from './workspace.ts'
+import { OutsideWorkspace } from '@gencode-ai/dsh-tool-common'
 
 export const DEFAULT_GUIDANCE = 'Use read_file, not cat/head/tail/pdftotext, to read files.'
 

@@ -8,8 +8,7 @@ import { resolve } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsTargetKey } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { fsPath, hasRawBytes, nameFromBytes, unescapeName } from './escape.ts'
-import { place, type Placement } from './workspace.ts'
+import { fsPath, hasRawBytes, nameFromBytes, place, type Placement, unescapeName } from '@gencode-ai/dsh-tool-common'
 
 /** The decoded path's placement, or undefined when there is nothing to decode or it does not exist either. */
 export async function placeEscaped(

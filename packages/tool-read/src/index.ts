@@ -4,7 +4,7 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-attachment'
 import { Config } from './config.ts'
 import { readFileTool } from './tool.ts'
-import { OutsideGate } from './workspace.ts'
+import { OutsideGate } from '@gencode-ai/dsh-tool-common'
 
 export const name = 'tool-read'
 

@@ -3,7 +3,7 @@
 import { constants, type BigIntStats } from 'node:fs'
 import { lstat, open, readlink, type FileHandle } from 'node:fs/promises'
 import { FsError } from '@deepseek-ai/dsh-fs'
-import { echo } from './escape.ts'
+import { echo } from '@gencode-ai/dsh-tool-common'
 
 /** No-follow on the final component; non-blocking, so a FIFO swapped in after the stat cannot hang the open. */
 const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK

@@ -1,6 +1,7 @@
 /** Pure: canonical value -> the text (and image) the model receives. */
 
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
+import { formatBytes } from '@gencode-ai/dsh-tool-common'
 import { AttachmentId, type ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
 import { FORMAT_NAMES } from './image.ts'
 import { formatCell, notebookHeader } from './notebook.ts'
@@ -9,11 +10,10 @@ import { NO_TEXT_LAYER, pageRanges } from './pdf.ts'
 import type { Attached, ImageValue, NotebookValue, PdfValue, ReadValue, TextValue } from './value.ts'
 import { numberWidth } from './window.ts'
 
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
-}
+/** read_file's documented unit names ('48.1 KB'), on the shared binary steps. */
+const UNITS = ['bytes', 'KB', 'MB'] as const
+
+export const sizeOf = (bytes: number): string => formatBytes(bytes, UNITS)
 
 /** A file in another encoding than UTF-8/UTF-16, or a guess: named (and said to be a guess), with what an edit must respect. */
 function encodingNote({ encoding, alternatives, first_invalid_line: firstInvalid }: TextValue): string {
@@ -77,14 +77,14 @@ function renderPdf(value: PdfValue): string {
 
 function renderImage(value: ImageValue): string {
   const animation = value.animated === undefined ? '' : `, animated (${value.animated.frames} frames)`
-  const head = `${FORMAT_NAMES[value.format]} image, ${value.width}x${value.height} px, ${formatBytes(value.bytes)}${animation}`
+  const head = `${FORMAT_NAMES[value.format]} image, ${value.width}x${value.height} px, ${sizeOf(value.bytes)}${animation}`
   const shown = value.attached
   if (shown === null) {
     const why = value.reason === 'no-image-input' ? 'the current model does not take image input' : 'no attachment store is composed'
     return `${head}. Not attached: ${why}.`
   }
   const what = value.animated === undefined ? 'attached' : `frame ${value.animated.shown} attached`
-  const size = `${shown.media_type}, ${formatBytes(shown.bytes)}`
+  const size = `${shown.media_type}, ${sizeOf(shown.bytes)}`
   if (shown.width === value.width && shown.height === value.height) return `${head}; ${what} as ${size}.`
   const x = (value.width / shown.width).toFixed(2)
   const y = (value.height / shown.height).toFixed(2)

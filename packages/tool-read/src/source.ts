@@ -7,7 +7,7 @@ import type { FileHandle } from 'node:fs/promises'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { echo, fsPath } from './escape.ts'
+import { echo, fsPath } from '@gencode-ai/dsh-tool-common'
 import { openChecked } from './opened.ts'
 import { notRegular } from './target.ts'
 

@@ -6,8 +6,7 @@ import { distance } from 'fastest-levenshtein'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { echo, escapeName, fsPath, nameFromBytes } from './escape.ts'
-import { readsAreLocal } from './local-reads.ts'
+import { echo, escapeName, fsPath, nameFromBytes, readsAreLocal } from '@gencode-ai/dsh-tool-common'
 
 /** The node:fs path of `target` when the provider's reads are the local provider's own, else undefined. */
 export function localPath(ctx: Context, target: FsTarget): string | undefined {

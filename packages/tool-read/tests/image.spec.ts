@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import LocalAttachmentStore from '@deepseek-ai/dsh-attachment-local'
 import { AttachmentId, type ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
 import { execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
-import { formatBytes } from '../src/render.ts'
+import { sizeOf as formatBytes } from '../src/render.ts'
 import type { ImageValue } from '../src/value.ts'
 import { readHost } from './harness.ts'
 

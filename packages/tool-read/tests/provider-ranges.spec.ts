@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LocalFileSystem } from '@deepseek-ai/dsh-fs-local'
 import type { FsTarget } from '@deepseek-ai/dsh-fs'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
-import { readsAreLocal } from '../src/local-reads.ts'
+import { readsAreLocal } from '@gencode-ai/dsh-tool-common'
 import { readHost } from './harness.ts'
 
 /** A remote provider's stand-in: its own range read (so not local by shape), counting what it transfers. */

@@ -1,9 +1,4 @@
-/**
- * Optional arguments sent as `""` or `null` (strict function calling sends null for each) are
- * dropped before the schema check, so only a present, wrong value is an error.
- *
- * Identical in tool-list-dir, tool-read, tool-bash-bg and tool-kill-shell (the plugins share no runtime code).
- */
+// The blanks-as-absent wrapper: a tool definition whose optional arguments sent as "" or null count as absent.
 import type { ToolDefinition } from '@deepseek-ai/dsh-tools'
 
 function dropAbsent(args: unknown, required: ReadonlySet<string>): unknown {
@@ -13,7 +8,10 @@ function dropAbsent(args: unknown, required: ReadonlySet<string>): unknown {
   return Object.fromEntries(entries.filter(([key, value]) => required.has(key) || (value !== '' && value !== null)))
 }
 
-/** `tool`, each entry point of which sees the optional arguments sent as "" or null dropped. */
+/**
+ * `tool`, each entry point of which sees the optional arguments sent as `""` or `null` dropped (strict function
+ * calling sends null for each) before the schema check, so only a present, wrong value is an error.
+ */
 export function blanksAsAbsent(tool: ToolDefinition, required: readonly string[]): ToolDefinition {
   const keep = new Set(required)
   const drop = (args: unknown): never => dropAbsent(args, keep) as never

@@ -1,10 +1,4 @@
-/**
- * Whether a provider's reads are dsh-fs-local's own, so node:fs sees what the provider would:
- * dsh-fs-local and subclasses that leave every read alone (dsh-fs-sandbox fences only writes).
- * By shape, not `instanceof`: the host may load another copy of dsh-fs-local. Unknown → false.
- *
- * Identical in tool-list-dir, tool-read and tool-bash-bg (the plugins share no runtime code).
- */
+// The local-reads rule: whether a filesystem provider's reads are dsh-fs-local's own, so a node:fs fast path may stand in.
 
 /** What the fast path stands in for (resolve and stat still go through ctx.fs on both paths). */
 const READS = ['processPath', 'lstat', 'readText', 'streamText', 'readBytes', 'listDir']
@@ -12,6 +6,11 @@ const READS = ['processPath', 'lstat', 'readText', 'streamText', 'readBytes', 'l
 const LATER_READS = ['readByteRange']
 const ALL_READS = [...READS, ...LATER_READS]
 
+/**
+ * Whether node:fs sees what the provider would: dsh-fs-local and subclasses that leave every read alone
+ * (dsh-fs-sandbox fences only writes). By shape, not `instanceof`: the host may load another copy of
+ * dsh-fs-local. Unknown → false.
+ */
 export function readsAreLocal(fs: object): boolean {
   if (ALL_READS.some((method) => Object.hasOwn(fs, method))) return false
   for (let proto = Object.getPrototypeOf(fs); proto !== null; proto = Object.getPrototypeOf(proto)) {

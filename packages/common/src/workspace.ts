@@ -1,6 +1,4 @@
-// The outside-workspace policy for a tool's path argument.
-// Identical in tool-list-dir and tool-read (the plugins share no runtime code).
-
+// The outside-workspace gate for a tool's path argument: realpath containment, and the ask/allow/deny policy.
 import type { Context } from '@deepseek-ai/cordis'
 import Schema from '@deepseek-ai/schemastery'
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
@@ -8,7 +6,7 @@ import type { PreToolDecision, ToolExecution, ToolExecutionToken } from '@deepse
 import type {} from '@deepseek-ai/dsh-sandbox-policy'
 import { echo, shownPath } from './escape.ts'
 
-/** The config key, the same in both plugins. */
+/** The config key, the same in every plugin that takes a path. */
 export const OutsideWorkspace = Schema.union(['ask', 'allow', 'deny'] as const).default('ask')
   .description('Paths outside the workspace: ask for approval, allow, or deny.')
 type OutsideWorkspace = ReturnType<typeof OutsideWorkspace>

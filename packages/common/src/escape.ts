@@ -1,11 +1,8 @@
-/**
- * Names, link targets and echoed paths as model text: what could forge a line or steer a terminal is escaped,
- * and an escaped name passed back as an argument is decoded to the name it shows.
- *
- * A name read from disk is a string in which each byte that is not valid UTF-8 is the lone surrogate U+DC00 + byte
- * (as Python's surrogateescape): nameFromBytes / fsPath convert between that and the bytes the filesystem holds.
- *
- * Identical in tool-list-dir and tool-read (the plugins share no runtime code).
+// Names, link targets and echoed paths as model text: escaped so nothing forges a line, and decoded back.
+/*
+ * An escaped name passed back as an argument is decoded to the name it shows. A name read from disk is a string
+ * in which each byte that is not valid UTF-8 is the lone surrogate U+DC00 + byte (as Python's surrogateescape):
+ * nameFromBytes / fsPath convert between that and the bytes the filesystem holds.
  */
 
 /**

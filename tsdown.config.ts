@@ -1,0 +1,36 @@
+// The plugins' build: one ES-module bundle per published package, the private shared package inlined.
+import { fileURLToPath } from 'node:url'
+import { defineConfig, type UserConfig } from 'tsdown'
+
+/** Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser). */
+const PLUGINS: Record<string, string[]> = {
+  'tool-list-dir': ['src/index.ts'],
+  'tool-read': ['src/index.ts', 'src/pdf-worker.ts'],
+  'tool-bash-bg': ['src/index.ts'],
+  'tool-kill-shell': ['src/index.ts'],
+}
+
+const plugin = ([dir, entry]: [string, string[]]): UserConfig => ({
+  name: `@gencode-ai/dsh-${dir}`,
+  cwd: `packages/${dir}`,
+  entry,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  outDir: 'dist',
+  clean: true,
+  // The private package is bundled (it is never published); everything the package.json declares
+  // (runtime dependencies, the DSH peers) stays an import, and node builtins stay imports.
+  deps: { alwaysBundle: [/^@gencode-ai\/dsh-tool-common$/] },
+  // Bundle the shared package from its TypeScript source, as the tests run it.
+  inputOptions: { resolve: { conditionNames: ['source', 'import', 'node', 'default'] } },
+  tsconfig: fileURLToPath(new URL(`packages/${dir}/tsconfig.json`, import.meta.url)),
+  dts: true,
+  sourcemap: false,
+  hash: false,
+  fixedExtension: false,
+  checks: { pluginTimings: false },
+  report: false,
+})
+
+export default defineConfig(Object.entries(PLUGINS).map(plugin))
