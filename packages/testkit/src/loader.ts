@@ -102,7 +102,8 @@ function assertBuilt(packageDir: string, name: string, main: string): void {
   const entry = resolve(packageDir, main)
   const build = 'run `npx -y pnpm@9.15.9 run -s build` in the workspace root'
   if (!existsSync(entry)) throw new Error(`${name} is not built (no ${entry}) — ${build}`)
-  const src = newest(join(packageDir, 'src'))
+  // A plugin's bundle holds the workspace's shared package (packages/common) too.
+  const src = Math.max(newest(join(packageDir, 'src')), newest(join(packageDir, '..', 'common', 'src')))
   const out = newest(dirname(entry))
   if (src > out) throw new Error(`${name}'s build in ${dirname(entry)} is older than its src — ${build}`)
 }
