@@ -26,6 +26,8 @@ const plugin = ([dir, entry]: [string, string[]]): UserConfig => ({
   inputOptions: { resolve: { conditionNames: ['source', 'import', 'node', 'default'] } },
   tsconfig: fileURLToPath(new URL(`packages/${dir}/tsconfig.json`, import.meta.url)),
   dts: true,
+  // Bundle-only code paths: what runs from TypeScript source only (a tsx-loaded worker) is dropped.
+  define: { 'import.meta.dshBundle': 'true' },
   sourcemap: false,
   hash: false,
   fixedExtension: false,
