@@ -1,4 +1,4 @@
-// The main job (DESIGN section 8). `npm start` runs setup (install + build) first, then this.
+// The main job (the root README's "Two commands"). `npm start` runs setup (install + build) first, then this.
 // With DEEPSEEK_API_KEY: the real dsh CLI, with the four plugins installed in a profile.
 // Without: the tool console on the real DSH services.
 import { dirname, join } from 'node:path'

@@ -1,3 +1,4 @@
+// fast-check arbitraries for hostile tool arguments: nasty strings, paths and globs.
 import fc from 'fast-check'
 
 /** Strings that break naive code: empty, huge, unicode, control characters, NUL, path tricks. */

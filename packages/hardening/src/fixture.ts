@@ -1,3 +1,4 @@
+// The hostile-workspace fixture the hardening specs list and read: nesting, hidden files, unicode, links, a loop.
 import { mkdir, symlink, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 

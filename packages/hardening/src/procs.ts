@@ -1,3 +1,4 @@
+// Probes of the real world from /proc: which processes carry a spec's marker, how many descriptors the host holds.
 /**
  * Probes of the real world, from /proc (Linux): which processes carry our marker, how many
  * file descriptors the host holds. Never ask the registry what /proc can answer.

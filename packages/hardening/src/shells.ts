@@ -1,3 +1,4 @@
+// The kinds of background shell the process specs mix, in and out of the shell's process group.
 /**
  * The kinds of background shell the process tests mix. Each keeps running until killed (30 s
  * is only a backstop). The last two leave the shell's group (setsid): only the shell's

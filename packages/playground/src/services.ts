@@ -1,3 +1,4 @@
+// The host services the console and the prompt-cost measurement stand on.
 import type { Context } from '@deepseek-ai/cordis'
 import { bootServices } from '@gencode-ai/testkit'
 import * as ShellEnv from '@deepseek-ai/dsh-shell-env'

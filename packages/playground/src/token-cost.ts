@@ -1,3 +1,4 @@
+// What each tool adds to the model's prompt, measured on real compositions in DeepSeek V3 tokens.
 import { pathToFileURL } from 'node:url'
 import type { Context } from '@deepseek-ai/cordis'
 import { renderPrompt } from '@deepseek-ai/dsh-system-prompt'

@@ -27,7 +27,10 @@ interface Manifest {
 }
 
 const manifestOf = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest
-const declared = (manifest: Manifest): string[] => [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]
+/** What a package.json lets the package import: its dependencies and peers. */
+function declared({ dependencies = {}, peerDependencies = {} }: Manifest): string[] {
+  return [...Object.keys(dependencies), ...Object.keys(peerDependencies)]
+}
 /** The package a bare specifier names: `@scope/name` or `name`, without a subpath. */
 const packageOf = (specifier: string): string => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/')
 
@@ -95,7 +98,8 @@ async function install(folder: string): Promise<string> {
 
 async function load(ctx: Context, pkg: string): Promise<void> {
   const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')) as { main: string }
-  await ctx.plugin(await import(pathToFileURL(join(pkg, manifest.main)).href) as never, {})
+  const plugin = await import(pathToFileURL(join(pkg, manifest.main)).href) as Parameters<Context['plugin']>[0]
+  await ctx.plugin(plugin, {})
 }
 
 describe('each packed plugin, installed alone', () => {

@@ -27,7 +27,7 @@ describe('prompt cost per tool (DeepSeek V3 tokenizer)', () => {
     expect(recordedCost('no figure here')).toBeUndefined()
   })
 
-  it('reproduces the first-party baseline of DESIGN section 9 (read 137, bash 432, job_kill 97 + 82)', async () => {
+  it('reproduces the first-party baseline (root README, Measured) (read 137, bash 432, job_kill 97 + 82)', async () => {
     const { costs, jobsSharedGuidance } = await measureFirstParty()
     expect(costs.map((c) => [c.tool, c.total])).toEqual([['read', 137], ['bash', 432], ['job_kill', 97]])
     expect(jobsSharedGuidance).toBe(82)

@@ -1,3 +1,4 @@
+// Driving one agent turn in tests: run it, wait for idle, read the session's tool results.
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { createUserMessage } from '@deepseek-ai/dsh-llm'

@@ -1,3 +1,4 @@
+// One tool call through the host's full pipeline, and the model-facing text of its result.
 import type { Context } from '@deepseek-ai/cordis'
 import { CallId } from '@deepseek-ai/dsh-llm'
 import type { Agent } from '@deepseek-ai/dsh-agent'

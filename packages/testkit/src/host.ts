@@ -1,3 +1,4 @@
+// bootHost: the real services on a temp dir plus a scripted model, for tests.
 import type { Context } from '@deepseek-ai/cordis'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import type { Agent } from '@deepseek-ai/dsh-agent'

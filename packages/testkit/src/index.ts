@@ -1,3 +1,4 @@
+// The test kit's exports: real DSH service boots, scripted model turns, tool calls, temp dirs, token counts.
 export { bootServices, type ServicesOptions } from './services.ts'
 export { bootHost, type Host, type HostOptions } from './host.ts'
 export { ScriptedAdapter, textTurn, toolTurn, type ScriptEntry } from './scripted-adapter.ts'

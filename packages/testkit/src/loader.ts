@@ -1,3 +1,4 @@
+// Loader compositions booted as dsh boots them: a cordis.yml of host rows, patch layers, the activation audit.
 import './polyfill.ts'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'

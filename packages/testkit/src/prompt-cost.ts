@@ -1,3 +1,4 @@
+// DeepSeek V3 token counts, and one tool's prompt cost (schema plus guidance).
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
@@ -12,7 +13,7 @@ export function countTokens(text: string): number {
 }
 
 /**
- * What one tool adds to every request, as DESIGN section 9 measures it: the tool's schema JSON
+ * What one tool adds to every request, as the root README's prompt-cost row measures it: the tool's schema JSON
  * as the runtime hands it to the model, plus the text of its `tool:<name>` guidance section.
  */
 export async function promptCost(ctx: Context, toolName: string): Promise<{ schema: number, guidance: number, total: number }> {

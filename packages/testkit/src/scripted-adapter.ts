@@ -1,3 +1,4 @@
+// The scripted model: an LLM adapter that plays fixed or computed turns and records every request.
 import type { GenerateOptions, LlmResolvedModelInfo, StreamChunk } from '@deepseek-ai/dsh-llm'
 import { CallId, LlmAdapter } from '@deepseek-ai/dsh-llm'
 

@@ -1,3 +1,4 @@
+// bootServices: the real DSH host services, in the order the harness boots them, with no tool and no model.
 import './polyfill.ts'
 import { Context } from '@deepseek-ai/cordis'
 import LlmRuntime from '@deepseek-ai/dsh-llm'

@@ -1,3 +1,4 @@
+// Real temp directories for tests: made realpath'd, removed whole.
 import { mkdtemp, realpath, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -1,3 +1,4 @@
+// tool-bash-bg's config schema, its default guidance, and the checks across keys.
 import z from '@deepseek-ai/schemastery'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 

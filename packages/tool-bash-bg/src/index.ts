@@ -1,3 +1,4 @@
+// The tool-bash-bg plugin: the shell registry service, the bash_bg tool, its guidance and /tasks.
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'

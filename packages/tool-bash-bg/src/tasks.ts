@@ -1,7 +1,7 @@
 /** The /tasks command: the README's shell table (a human view) plus liveness, from registry records. */
 import type { Context } from '@deepseek-ai/cordis'
-import { formatDuration } from '@gencode-ai/dsh-tool-common'
 import type {} from '@deepseek-ai/dsh-commands'
+import { formatDuration } from '@gencode-ai/dsh-tool-common'
 import { outputOf, statusOf } from './liveness.ts'
 import type { ShellSnapshot } from './contract.ts'
 import type { ShellRegistry } from './registry.ts'

@@ -75,7 +75,7 @@ describe('/tasks table', () => {
     id, pid: 1, command, cwd: '/', owner: '', started_at: started, status: 'running', exit_code: null, signal: null,
     leader_exited_at: null, ended_at: null, output_file: '/f', bytes: 0, capped: false, last_output_at: null, processes: 1,
   })
-  it('renders the seed layout with ages and the kill_shell hint', () => {
+  it('renders the README /tasks layout with ages and the kill_shell hint', () => {
     const daemon = { ...record('bg-g7h8i9', 'setsid server &', '2026-01-01T00:00:00Z'), leader_exited_at: '2026-01-01T00:00:01Z', exit_code: 0, processes: 2 }
     expect(renderTasks([
       { ...record('bg-a1b2c3', 'npm run dev', '2026-01-01T00:05:00Z'), bytes: 12_800, last_output_at: '2026-01-01T00:09:57Z' },

@@ -1,3 +1,4 @@
+// tool-kill-shell's config schema, its default guidance, and the checks across keys.
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import Schema from '@deepseek-ai/schemastery'
 

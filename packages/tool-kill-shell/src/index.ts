@@ -1,3 +1,4 @@
+// The tool-kill-shell plugin: the kill_shell tool and its guidance, on tool-bash-bg's shell registry.
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'

@@ -1,7 +1,7 @@
 // One kill_shell stop: the registry's stop (which owns the signals, the host job and the wait), awaited until the
 // call is aborted, and its outcome as the tool's value.
-import { aborted } from '@gencode-ai/dsh-tool-common'
 import type { BackgroundShells, Caller, KillRequest, ShellSnapshot, StopOutcome } from '@gencode-ai/dsh-tool-bash-bg'
+import { aborted } from '@gencode-ai/dsh-tool-common'
 import type { KillShellValue } from './value.ts'
 
 const ABORTED = 'kill_shell aborted while waiting; the kill itself goes on — check the shell again with /tasks'

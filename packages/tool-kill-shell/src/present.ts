@@ -1,9 +1,10 @@
+// kill_shell's UI cards (pure): the call's title and the outcome's box.
 import type { JsonValue } from '@deepseek-ai/dsh-session'
 import type { GenericCallView, GenericResultView, ToolResult } from '@deepseek-ai/dsh-tools'
 import { formatDuration } from '@gencode-ai/dsh-tool-common'
 import type { KillShellValue } from './value.ts'
 
-/** The seed's card: 53 columns wide, text in a 50-column field; wider text grows it up to 80. */
+/** The card of the README's UI card section: 53 columns wide, text in a 50-column field; wider text grows it up to 80. */
 const MIN_FIELD = 50
 const MAX_FIELD = 77
 
@@ -80,7 +81,7 @@ export function presentResult(result: ToolResult): GenericResultView | undefined
     const text = (block?.type === 'text' ? block.text : '').replace(/^Error: /, '')
     if (!text.startsWith('Shell not found:')) return undefined
     const lines = text.split('\n')
-    // The seed's layout: the error line and the /tasks hint (the known ids stay in the model text).
+    // The README's not-found card: the error line and the /tasks hint (the known ids stay in the model text).
     return {
       card: 'generic',
       title: 'Shell not found',

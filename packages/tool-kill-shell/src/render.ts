@@ -1,3 +1,4 @@
+// kill_shell's model text (pure): the outcome, or the not-found text with the shells the caller could mean.
 import type { ShellSnapshot } from '@gencode-ai/dsh-tool-bash-bg'
 import { shownId } from './quote.ts'
 import type { KillShellValue } from './value.ts'
@@ -47,7 +48,7 @@ function renderOutcome(value: KillShellValue): string {
 }
 
 /**
- * The seed's not-found text, with the shells the caller could mean in between, each with its
+ * The not-found text of the README's Errors section, with the shells the caller could mean in between, each with its
  * liveness (status, run time, output, time since the last output). Newest first, running
  * before finished, at most `maxEntries`. The id is echoed capped (see quote.ts).
  */

@@ -1,9 +1,10 @@
+// The kill_shell tool definition: arguments checked, the stop run, the value rendered.
 import type { Context } from '@deepseek-ai/cordis'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
 import type { BackgroundShells, KillSignal } from '@gencode-ai/dsh-tool-bash-bg'
-import type { Config } from './config.ts'
 import { blanksAsAbsent, quoted } from '@gencode-ai/dsh-tool-common'
+import type { Config } from './config.ts'
 import { killShell } from './kill.ts'
 import { presentCall, presentResult } from './present.ts'
 import { renderKill, renderNotFound } from './render.ts'

@@ -169,7 +169,7 @@ describe('kill_shell on real process groups', () => {
     expect(textOf(result)).toBe(`Shell already completed: ${bg.shell_id} (exit code 3). No signal sent.`)
   })
 
-  it('rejects an unknown id with the seed text and the known ids', async () => {
+  it('rejects an unknown id with the README not-found text and the known ids', async () => {
     host = await bootKs({ killShell: { maxEntries: 1 } })
     const one = await startBg(host, 'sleep 60')
     const two = await startBg(host, 'exit 0')

@@ -78,7 +78,7 @@ describe('model text', () => {
   })
 })
 
-describe('UI card (the seed layouts)', () => {
+describe('UI card (the README\'s layouts)', () => {
   it('Process Terminated', () => {
     expect(cardFor(base)).toEqual({
       title: 'Process Terminated',

@@ -1,6 +1,7 @@
+// list_directory's arguments: the schema the model sees, and their parse into one listing request.
 import type { InferArgs } from '@deepseek-ai/dsh-tools'
-import { argumentError } from './errors.ts'
 import { echo } from '@gencode-ai/dsh-tool-common'
+import { argumentError } from './errors.ts'
 import { compileGlob, GlobSyntaxError, wildcardMatch } from './glob.ts'
 
 const DEFAULT_DEPTH = 3

@@ -1,7 +1,8 @@
+// tool-list-dir's config schema and its default guidance.
 import Schema from '@deepseek-ai/schemastery'
 import { OutsideWorkspace } from '@gencode-ai/dsh-tool-common'
 
-/** The seed's guidance text, word for word. */
+/** The guidance text of the README's Model Experience section, word for word. */
 export const DEFAULT_GUIDANCE = 'Use the list_directory tool — not shell commands like ls — to browse directory structures. '
   + 'When truncated use glob to find files by name pattern, or grep to search file contents. '
   + 'Use this for understanding project layouts.'

@@ -1,3 +1,4 @@
+// list_directory's errors in the host's vocabulary: bad arguments, and cancellation.
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { FsError } from '@deepseek-ai/dsh-fs'
 

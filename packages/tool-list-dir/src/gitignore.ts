@@ -1,3 +1,4 @@
+// What a recursive listing leaves out: heavy directories, and the repository's .gitignore rules.
 import ignore from 'ignore'
 import { basename } from 'node:path'
 import type { FileSystem } from '@deepseek-ai/dsh-fs'

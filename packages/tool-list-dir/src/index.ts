@@ -1,8 +1,9 @@
+// The tool-list-dir plugin: the list_directory tool, its guidance and its outside-workspace gate.
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-system-prompt'
+import { OutsideGate } from '@gencode-ai/dsh-tool-common'
 import { Config } from './config.ts'
 import { listDirectoryTool } from './tool.ts'
-import { OutsideGate } from '@gencode-ai/dsh-tool-common'
 
 export const name = 'tool-list-dir'
 

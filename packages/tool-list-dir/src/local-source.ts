@@ -2,8 +2,8 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readd
 import { readdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import { checkAborted } from './errors.ts'
 import { fsPath, nameFromBytes } from '@gencode-ai/dsh-tool-common'
+import { checkAborted } from './errors.ts'
 import { MAX_SMALL_FILE } from './gitignore.ts'
 import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 

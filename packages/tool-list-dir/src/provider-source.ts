@@ -1,3 +1,4 @@
+// The ctx.fs listing source, for sandboxing and remote providers.
 import type { Context } from '@deepseek-ai/cordis'
 import { dirname, join } from 'node:path'
 import { MAX_SMALL_FILE } from './gitignore.ts'

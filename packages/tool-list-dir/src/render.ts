@@ -1,8 +1,9 @@
-import type { callMode } from './args.ts'
+// list_directory's model text (pure): the flat table or the tree, with the truncation footer.
 import { escapeName as esc } from '@gencode-ai/dsh-tool-common'
+import type { callMode } from './args.ts'
 import type { Entry, Listing } from './types.ts'
 
-/** The seed's rule: 50 box-drawing characters. */
+/** The rule of the README's "What the model reads": 50 box-drawing characters. */
 const RULE = '─'.repeat(50)
 
 const TAGS: Record<Entry['type'], string> = { directory: 'DIR', file: 'FILE', symlink: 'LINK', other: 'OTHER' }

@@ -1,3 +1,4 @@
+// The list_directory tool definition: schema, execute, render and the UI card.
 import type { Context } from '@deepseek-ai/cordis'
 import { defineTool, type GenericCallView, type GenericResultView, type ToolDefinition, type ToolResult } from '@deepseek-ai/dsh-tools'
 import { blanksAsAbsent, type OutsideGate, shownPath } from '@gencode-ai/dsh-tool-common'
@@ -35,7 +36,7 @@ export function presentCall(args: ListArgs): GenericCallView {
   return { card: 'generic', title, kind: 'read', locations: [{ path: args.path }] }
 }
 
-/** The completed card: the model's own text (the seed layout is made for people too). */
+/** The completed card: the model's own text (the README's layout is made for people too). */
 export function presentResult(args: ListArgs, result: ToolResult): GenericResultView | undefined {
   return result.isError ? undefined : { card: 'generic', title: `Listed ${shownPath(args.path)}`, content: result.content }
 }

@@ -1,3 +1,4 @@
+// list_directory's value schema and the types inferred from it, and the listing source interface.
 import type { FsTarget } from '@deepseek-ai/dsh-fs'
 import type { InferValue, ParameterSchemaSpec } from '@deepseek-ai/dsh-tools'
 
@@ -8,7 +9,7 @@ const flag = { type: 'boolean' } as const
 const object = <const P extends ParameterSchemaSpec>(properties: P) =>
   ({ type: 'object', additionalProperties: false, properties }) as const
 
-/** The canonical value's schema (seed 003's shape plus the extension fields). */
+/** The canonical value's schema (the README's Canonical value section). */
 export const LISTING_SCHEMA = object({
   path: { type: 'string', required: true },
   entries: {
@@ -63,7 +64,7 @@ export interface Dir {
   name?: string
 }
 
-/** `follow`, the seed's plain mode: a link to a directory lists as a directory, a dangling one as other. */
+/** `follow`, the plain mode: a link to a directory lists as a directory, a dangling one as other. */
 export type LinkMode = 'follow' | 'keep'
 
 /** Where listings come from: node:fs (the fast path) or ctx.fs; only the first reports times, permissions and link text (`metadata`). */

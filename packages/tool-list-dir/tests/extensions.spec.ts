@@ -135,7 +135,7 @@ describe('pattern', () => {
     expect(value.entries.map((entry) => entry.path)).toEqual(['tools/builtin/read.ts', 'tools/index.ts'])
   })
 
-  it('flat (non-recursive) keeps the seed layout', async () => {
+  it('flat (non-recursive) keeps the README layout', async () => {
     const { text } = await list({ path: 'src/cli', pattern: 'u*.ts' })
     expect(text.split('\n')[0]).toBe(`Listed 1 item in ${host.cwd}/src/cli:`)
   })
@@ -163,7 +163,7 @@ describe('sort, reverse, type filters, limit', () => {
     expect(await names({ sort: 'modified' })).toEqual(['index.ts', 'session-picker.ts', 'ui.ts'])
   })
 
-  it('name ignores type; type is the seed order', async () => {
+  it('name ignores type; type is the README order', async () => {
     expect((await list({ path: 'src', sort: 'name' })).value.entries.map((entry) => entry.name)).toEqual(['agent', 'cli', 'index.ts', 'tools'])
     expect((await list({ path: 'src', sort: 'type' })).value.entries.map((entry) => entry.name)).toEqual(['agent', 'cli', 'tools', 'index.ts'])
     expect((await list({ path: 'src', reverse: true })).value.entries.map((entry) => entry.name)).toEqual(['index.ts', 'tools', 'cli', 'agent'])

@@ -30,7 +30,7 @@ describe('plugin shape', () => {
 })
 
 describe('config', () => {
-  it('defaults: the seed guidance as tool:list_directory, after the host sections, and 100 entries', async () => {
+  it('defaults: the README guidance as tool:list_directory, after the host sections, and 100 entries', async () => {
     host = await listDirHost()
     const assembly = await host.ctx.systemPrompt.assemble()
     const section = assembly.sections.find((entry) => entry.name === 'tool:list_directory')

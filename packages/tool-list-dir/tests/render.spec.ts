@@ -6,7 +6,7 @@ const plain: RenderMode = { pathArg: '.', recursive: false, long: false, extende
 
 const RULE = '──────────────────────────────────────────────────'
 
-describe('seed 003 layouts, byte for byte', () => {
+describe('the README\'s layouts, byte for byte', () => {
   it('small directory', () => {
     const value: Listing = {
       path: '/home/user/project',
@@ -112,7 +112,7 @@ describe('seed 003 layouts, byte for byte', () => {
 describe('extension layouts', () => {
   const tree: RenderMode = { ...plain, pathArg: 'src', recursive: true, extended: true }
 
-  it('the seed-000 tree example, depth 2 (tools/builtin/ shows with nothing under it)', () => {
+  it('the README tree example, depth 2 (tools/builtin/ shows with nothing under it)', () => {
     const entries = [
       ['cli', 'directory'], ['cli/index.ts', 'file'], ['cli/session-picker.ts', 'file'], ['cli/ui.ts', 'file'],
       ['tools', 'directory'], ['tools/builtin', 'directory'], ['tools/index.ts', 'file'], ['tools/types.ts', 'file'],

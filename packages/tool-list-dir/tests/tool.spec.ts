@@ -11,8 +11,8 @@ afterEach(async () => { await host.dispose() })
 
 const list = (args: unknown, signal?: AbortSignal) => execTool(host.ctx, 'list_directory', args, signal ? { signal } : {})
 
-describe('list_directory on the real host: seed 003 contract', () => {
-  it('renders the small-directory example exactly, and returns the seed JSON value', async () => {
+describe('list_directory on the real host: the README contract', () => {
+  it('renders the small-directory example exactly, and returns the README JSON value', async () => {
     await makeTree(host.cwd, { 'src': null, 'package.json': 'x'.repeat(1234), 'README.md': 'y'.repeat(5678) })
     const result = await list({ path: '.' })
     expect(result.isError).toBe(false)
@@ -64,7 +64,7 @@ describe('list_directory on the real host: seed 003 contract', () => {
     expect(result.isError ? undefined : result.value).toMatchObject({ entries: [{ name: 'keep.txt' }], ignored: 4 })
   })
 
-  it('sorts before truncating: directories first even past the cap (seed large example)', async () => {
+  it('sorts before truncating: directories first even past the cap (the README large example)', async () => {
     const tree: Record<string, string | null> = { 'src': null, 'tests': null }
     for (let i = 0; i < 148; i++) tree[`file${String(i).padStart(3, '0')}.ts`] = 'x'.repeat(100 + i)
     await makeTree(host.cwd, tree)
@@ -81,7 +81,7 @@ describe('list_directory on the real host: seed 003 contract', () => {
     })
   })
 
-  it('default values sent explicitly keep the seed-003 text byte for byte', async () => {
+  it('default values sent explicitly keep the README text byte for byte', async () => {
     const tree: Record<string, string> = {}
     for (let i = 0; i < 101; i++) tree[`f${String(i).padStart(3, '0')}`] = ''
     await makeTree(host.cwd, tree)

@@ -1,3 +1,4 @@
+// tool-read's config schema and its default guidance.
 import Schema from '@deepseek-ai/schemastery'
 import { OutsideWorkspace } from '@gencode-ai/dsh-tool-common'
 

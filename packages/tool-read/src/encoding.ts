@@ -3,8 +3,8 @@
 import { isAscii } from 'node:buffer'
 import iconv from 'iconv-lite'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { JohabDecoder } from './johab.ts'
 import { quoted } from '@gencode-ai/dsh-tool-common'
+import { JohabDecoder } from './johab.ts'
 
 /** Unicode encodings named by a BOM. UTF-32 first: its LE BOM starts with UTF-16's. */
 const BOMS: readonly [number[], string][] = [

@@ -1,3 +1,4 @@
+// A path argument holding escapes (names as the tools show them), decoded and placed again.
 /**
  * A path argument that does not exist as written but holds escapes (names as read_file and list_directory show them):
  * decoded and placed again, so a model can pass back a name it saw — also one whose bytes are not UTF-8.

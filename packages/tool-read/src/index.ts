@@ -1,10 +1,11 @@
+// The tool-read plugin: the read_file tool, its guidance and its outside-workspace gate.
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-fs'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-attachment'
+import { OutsideGate } from '@gencode-ai/dsh-tool-common'
 import { Config } from './config.ts'
 import { readFileTool } from './tool.ts'
-import { OutsideGate } from '@gencode-ai/dsh-tool-common'
 
 export const name = 'tool-read'
 

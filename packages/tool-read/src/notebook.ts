@@ -1,4 +1,4 @@
-/** The notebook reader: validated JSON (a malformed one is an error saying what is wrong), cells in the seed's layout, plots attached. */
+/** The notebook reader: validated JSON (a malformed one is an error saying what is wrong), cells in the README's layout, plots attached. */
 
 import { basename } from 'node:path'
 import type { AttachmentStore } from '@deepseek-ai/dsh-attachment'
@@ -17,7 +17,7 @@ const KNOWN_TYPES = new Set(['code', 'markdown', 'raw'])
 /** Bytes reserved in the text budget per image output, for its marker's longest form. */
 const MARKER_BYTES = 120
 
-/** One cell in the seed's layout (no trailing blank line). */
+/** One cell in the README's notebook layout (no trailing blank line). */
 export function formatCell(cell: NotebookCell): string {
   const parts = [`## Cell ${cell.index} [${cell.type}]${KNOWN_TYPES.has(cell.type) ? '' : ' (unknown cell type)'}`]
   if (cell.type === 'code') {
@@ -31,7 +31,7 @@ export function formatCell(cell: NotebookCell): string {
   return parts.join('\n')
 }
 
-/** The seed's header, exactly: `# N cells` whatever N (DESIGN keeps singular forms to list-dir). */
+/** The header, exactly as the README gives it: `# N cells` whatever N (singular forms are list_directory's only). */
 export function notebookHeader(language: string, totalCells: number): string {
   return `# Jupyter Notebook (${language})\n# ${totalCells} cells`
 }

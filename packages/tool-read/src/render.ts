@@ -1,8 +1,8 @@
 /** Pure: canonical value -> the text (and image) the model receives. */
 
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
-import { formatBytes } from '@gencode-ai/dsh-tool-common'
 import { AttachmentId, type ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
+import { formatBytes } from '@gencode-ai/dsh-tool-common'
 import { FORMAT_NAMES } from './image.ts'
 import { formatCell, notebookHeader } from './notebook.ts'
 import { isUnicodeEditable } from './encoding.ts'

@@ -1,3 +1,4 @@
+// A text window on raw bytes, decoding only the lines shown.
 /**
  * A window on raw bytes, decoding only the lines shown: UTF-8 off the local disk, mirroring the
  * provider's stream so it decides alike (64 KiB chunks, a NUL check over the first 8 KiB, fatal

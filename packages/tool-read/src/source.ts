@@ -1,3 +1,4 @@
+// A file's bytes for one read: one checked descriptor on the local fast path, else ctx.fs.
 /**
  * The file's bytes: on the local fast path, from one descriptor opened once per call (every phase reads it, up to the
  * size it had when opened); else through ctx.fs (by readByteRange where it exists, else whole if need be).

@@ -96,7 +96,7 @@ const expected = [
 ].join('\n')
 
 describe('notebooks', () => {
-  it('renders every cell and output type in the seed layout', async () => {
+  it('renders every cell and output type in the README layout', async () => {
     await writeFile(join(host.cwd, 'analysis.ipynb'), JSON.stringify(notebook, null, 1))
     const result = await execTool(host.ctx, 'read_file', { file_path: 'analysis.ipynb' })
     expect(result.isError).toBe(false)
@@ -136,7 +136,7 @@ describe('notebooks', () => {
     expect(textOf(past)).toBe('# Jupyter Notebook (python)\n# 7 cells\n\n(Offset 9 is past the end: the notebook has 7 cells.)')
   })
 
-  it('the header keeps the seed\'s exact "# N cells", also for one cell', async () => {
+  it('the header keeps the README\'s exact "# N cells", also for one cell', async () => {
     await writeFile(join(host.cwd, 'one.ipynb'), JSON.stringify({ metadata: {}, cells: [{ cell_type: 'raw', source: 'only' }] }))
     expect(textOf(await execTool(host.ctx, 'read_file', { file_path: 'one.ipynb' }))).toBe('# Jupyter Notebook (unknown)\n# 1 cells\n\n## Cell 1 [raw]\nonly')
   })

@@ -2,16 +2,15 @@ import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LocalFileSystem } from '@deepseek-ai/dsh-fs-local'
-import type { Host } from '@gencode-ai/testkit'
-import { readsAreLocal } from '@gencode-ai/dsh-tool-common'
-import { readHost } from './harness.ts'
+import { bootHost, type Host } from '@gencode-ai/testkit'
+import { readsAreLocal } from '../src/local-reads.ts'
 
 describe('readsAreLocal: which providers the node:fs fast path may stand in for', () => {
   let local: Host
   let sandboxed: Host
   beforeAll(async () => {
-    local = await readHost()
-    sandboxed = await readHost({}, { sandbox: 'workspace-write' })
+    local = await bootHost()
+    sandboxed = await bootHost({ sandbox: 'workspace-write' })
   })
   afterAll(async () => {
     await local.dispose()
