@@ -16,7 +16,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { bootHost, execTool, removeTmpDir, makeTmpDir, type Host } from '@gencode-ai/testkit'
 import { performance } from 'node:perf_hooks'
-import * as ListDir from '../../packages/tool-list-dir/dist/index.js'
+import * as ListDir from '@gencode-ai/dsh-tool-list-dir'
 import { alternate, time } from '../time.ts'
 
 const entries = Number(process.argv[2] ?? 100_500)
