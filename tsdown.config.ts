@@ -12,7 +12,7 @@ const PLUGINS: Record<string, string[]> = {
 
 const plugin = ([dir, entry]: [string, string[]]): UserConfig => ({
   name: `@gencode-ai/dsh-${dir}`,
-  cwd: `packages/${dir}`,
+  cwd: fileURLToPath(new URL(`packages/${dir}/`, import.meta.url)),
   entry,
   format: 'esm',
   platform: 'node',
