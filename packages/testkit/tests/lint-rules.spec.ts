@@ -1,7 +1,8 @@
 /**
  * The lint gate is type-aware: the repository's own config, run as `npm run lint` and the pre-commit
  * hook run it, refuses a lost promise, a promise where a value is expected, a switch that misses a
- * case, a cast that changes nothing and a repeated condition, and accepts the deliberate forms.
+ * case, a cast that changes nothing, an unawaited return inside try and a repeated condition, and
+ * accepts the deliberate forms.
  */
 import { execFile } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -31,6 +32,13 @@ export function pickAll(kind: Kind): number {
   }
 }
 export const same = (n: number): number => (n as number) + 1
+export async function guarded(): Promise<number> {
+  try {
+    return started()
+  } catch {
+    return 0
+  }
+}
 export function twice(n: number): number {
   if (n > 1) return 1
   else if (n > 1) return 2
@@ -79,6 +87,10 @@ describe('the lint gate', () => {
     expect(at('export const same = (n: number): number => (n as number) + 1')).toEqual(['typescript(no-unnecessary-type-assertion)'])
   })
 
+  it('refuses a promise returned unawaited from inside try, where the catch would never see its rejection', () => {
+    expect(at('return started()')).toEqual(['typescript(return-await)'])
+  })
+
   it("runs first-party's duplicate-code rules", () => {
     expect(at('else if (n > 1) return 2')).toEqual(['sonarjs(no-identical-conditions)'])
   })
@@ -87,7 +99,7 @@ describe('the lint gate', () => {
     expect(found.map((f) => f.rule).sort()).toEqual([
       'eslint(no-dupe-else-if)', 'sonarjs(no-identical-conditions)', 'typescript(no-floating-promises)',
       'typescript(no-misused-promises)', 'typescript(no-misused-promises)', 'typescript(no-unnecessary-type-assertion)',
-      'typescript(switch-exhaustiveness-check)',
+      'typescript(return-await)', 'typescript(switch-exhaustiveness-check)',
     ])
   })
 })
