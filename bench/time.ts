@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 
 /** The median of `runs` timed calls of `fn` after one warm-up, printed and returned (ms). */
-export async function time(label: string, runs: number, fn: () => Promise<unknown> | unknown): Promise<number> {
+export async function time(label: string, runs: number, fn: () => unknown): Promise<number> {
   await fn()
   const samples: number[] = []
   for (let i = 0; i < runs; i++) {
@@ -16,7 +16,7 @@ export async function time(label: string, runs: number, fn: () => Promise<unknow
 }
 
 /** Medians of `runs` rounds calling each function in turn (after one warm-up each), printed and returned (ms). */
-export async function alternate(runs: number, fns: [string, () => Promise<unknown> | unknown][]): Promise<number[]> {
+export async function alternate(runs: number, fns: [string, () => unknown][]): Promise<number[]> {
   for (const [, fn] of fns) await fn()
   const samples = fns.map((): number[] => [])
   for (let i = 0; i < runs; i++) {

@@ -161,7 +161,7 @@ async function bootProduct() {
     return elapsed
   }
   const policy = product.sandboxPolicy.resolve({ session: agent.session })
-  const [program, ...args] = (await product.sandbox.confine(['bash', '-c', 'sleep 5'], { ...policy, mode: policy.mode })).argv
+  const [program, ...args] = (product.sandbox.confine(['bash', '-c', 'sleep 5'], { ...policy, mode: policy.mode })).argv
   const bareConfined = async () => {
     const t = process.hrtime.bigint()
     const child = spawn(program, args, { cwd, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })

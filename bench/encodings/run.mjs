@@ -123,7 +123,7 @@ for (const [file, { encoding, texts }] of Object.entries(truth)) {
 }
 const format = ([key, row]) => `${key.padEnd(34)} ${String(row.right).padStart(4)} / ${String(row.files).padEnd(4)} (${row.guessed} said to be a guess)  wrong: sure ${row.sure}, guess ${row.guess}; refused ${row.refused}`
 const rows = [...tally]
-console.log(rows.filter(([key]) => !key.startsWith('family') && key !== 'all').sort().map(format).join('\n'))
+console.log(rows.filter(([key]) => !key.startsWith('family') && key !== 'all').sort(([a], [b]) => (a < b ? -1 : 1)).map(format).join('\n'))
 console.log()
 console.log(rows.filter(([key]) => key.startsWith('family')).map(format).join('\n'))
 console.log(format(rows.find(([key]) => key === 'all')))

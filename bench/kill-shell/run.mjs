@@ -72,7 +72,7 @@ async function start(command, as = agent) {
 
 /** The baseline: the same confined argv as a detached group, then kill -TERM -pgid, the leader's exit, and its known pids gone. */
 const policy = ctx.sandboxPolicy.resolve({})
-const [program, ...args] = (await ctx.sandbox.confine(['bash', '-c', COOPERATIVE], { ...policy, mode: policy.mode })).argv
+const [program, ...args] = (ctx.sandbox.confine(['bash', '-c', COOPERATIVE], { ...policy, mode: policy.mode })).argv
 /** This process's CPU time (ms) spent in `work`: what a loaded machine cannot stretch. */
 const cpu = { bare: [], ours: [], noJob: [] }
 async function bareKill(rescan) {

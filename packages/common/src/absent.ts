@@ -15,7 +15,12 @@ function dropAbsent(args: unknown, required: ReadonlySet<string>): unknown {
 export function blanksAsAbsent(tool: ToolDefinition, required: readonly string[]): ToolDefinition {
   const keep = new Set(required)
   const drop = (args: unknown): never => dropAbsent(args, keep) as never
-  const { execute, output, presentCall: call, presentResult: result, isConcurrencySafe: safe } = tool
+  // Bound, so a tool whose entry points use `this` still sees itself.
+  const { output } = tool
+  const execute = tool.execute.bind(tool)
+  const call = tool.presentCall?.bind(tool)
+  const result = tool.presentResult?.bind(tool)
+  const safe = tool.isConcurrencySafe?.bind(tool)
   return {
     ...tool,
     output: { ...output, render: (args, value) => output.render(drop(args), value) },
@@ -23,5 +28,5 @@ export function blanksAsAbsent(tool: ToolDefinition, required: readonly string[]
     ...call ? { presentCall: (args: unknown) => call(drop(args)) } : {},
     ...result ? { presentResult: (args: unknown, value: never) => result(drop(args), value) } : {},
     ...safe ? { isConcurrencySafe: (args: unknown) => safe(drop(args)) } : {},
-  } as ToolDefinition
+  }
 }

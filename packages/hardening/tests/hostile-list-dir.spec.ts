@@ -213,7 +213,7 @@ describe('the host answers SIGTERM during calls', () => {
     const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../fixtures/list-loop.ts'), ws, JSON.stringify(args)], {
       cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'],
     })
-    await withinMs(60_000, 'the first listing', new Promise((resolve) => child.stdout!.once('data', resolve)))
+    await withinMs(60_000, 'the first listing', new Promise((resolve) => child.stdout.once('data', resolve)))
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
     const sent = Date.now()
     child.kill('SIGTERM')

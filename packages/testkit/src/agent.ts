@@ -35,7 +35,7 @@ export function toolResults(events: readonly SessionEvent[]): { callId: string, 
   const out: { callId: string, isError: boolean, text: string }[] = []
   for (const event of events) {
     if (event.type !== 'tool/result') continue
-    const [block] = (event as SessionEvent<'tool/result'>).data.message.content
+    const [block] = event.data.message.content
     out.push({
       callId: String(block.toolCallId),
       isError: block.isError === true,

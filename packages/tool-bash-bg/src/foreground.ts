@@ -72,7 +72,7 @@ export async function runForeground(
     const leftovers = stopping === undefined ? group.census().length : 0
     if (leftovers > 0) stop()
     // What outlived even SIGKILL (stuck in the kernel) is named: it keeps running.
-    const survivors = (await stopping as KillOutcome | undefined)?.survivors ?? []
+    const survivors = (await stopping)?.survivors ?? []
     // Only a process the tracking could not see still holds the pipes now.
     const heldOpen = !pipesClosed && !await closed(pipes, PIPE_GRACE_MS)
     if (heldOpen) for (const pipe of pipes) pipe.destroy()

@@ -19,12 +19,13 @@ export interface OutputRead {
 
 /** What a shell gives the host for its job. */
 export interface ShellJobHooks {
-  cancel(reason?: string): void
+  // Properties, not methods: the shell hands out closures the host calls unbound.
+  cancel: (reason?: string) => void
   done: Promise<ShellJobOutcome>
   /** New output since the last call, bounded (rc.8's consuming cursor). */
-  readOutput(): string
+  readOutput: () => string
   /** Output from `fromByte`, not consuming (0.1.7's pull source). */
-  readFrom(fromByte: number): OutputRead
+  readFrom: (fromByte: number) => OutputRead
 }
 
 interface ShellJobStart {

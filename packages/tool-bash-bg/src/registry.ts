@@ -143,9 +143,7 @@ export class ShellRegistry implements BackgroundShells {
             return shell.hooks(start.readLimit)
           },
         })
-        // TypeScript cannot see the assignment inside `run`.
-        const started = shell as BackgroundShell | undefined
-        if (started !== undefined) started.record.job_id = jobId
+        if (shell !== undefined) shell.record.job_id = jobId
       } catch (error) {
         // No controller serves this agent: the shell runs on the registry alone. Anything else is the host's refusal.
         if (shell !== undefined || !/no job controller/.test(String(error))) throw error

@@ -74,7 +74,7 @@ class StandInJobs {
     const hooks = spec.run(handle)
     const view: Job['view'] = {
       id, kind: spec.kind, label: spec.label, ...spec.owner === undefined ? {} : { owner: spec.owner },
-      status: 'running' as JobStatus, startedAt: Date.now(), output: { total: 0, earliest: 0 },
+      status: 'running', startedAt: Date.now(), output: { total: 0, earliest: 0 },
     }
     const job: Job = { view, spec, hooks, ring: '', offsets: (spec.output ?? []).map(() => 0), cursor: 0, reasons: [] }
     this.jobs.set(id, job)

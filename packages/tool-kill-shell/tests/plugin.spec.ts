@@ -46,7 +46,7 @@ describe('config', () => {
       await host.ctx.plugin(BashBg, {})
       const error = await host.ctx.plugin(KillShell, config).then(() => undefined, (caught: unknown) => caught)
       expect((error as Error).name).toBe('ValidationError')
-      expect(String((error as Error).message)).toContain(key)
+      expect((error as Error).message).toContain(key)
       expect(host.ctx.tools.get('kill_shell')).toBeUndefined()
     })
   }
@@ -60,7 +60,7 @@ describe('config', () => {
     host = await bootHost()
     await host.ctx.plugin(BashBg, {})
     const error = await host.ctx.plugin(KillShell, { timeoutMs: 70_000 }).then(() => undefined, (caught: unknown) => caught)
-    expect(String((error as Error).message)).toBe('invalid tool-kill-shell config: timeoutMs (70000) exceeds maxTimeoutMs (60000) — lower timeoutMs or raise maxTimeoutMs')
+    expect((error as Error).message).toBe('invalid tool-kill-shell config: timeoutMs (70000) exceeds maxTimeoutMs (60000) — lower timeoutMs or raise maxTimeoutMs')
     expect(host.ctx.tools.get('kill_shell')).toBeUndefined()
   })
 

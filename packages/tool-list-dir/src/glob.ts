@@ -36,7 +36,7 @@ type Node =
   | { kind: 'char', test: (code: number) => boolean }
   | { kind: 'seq', items: Node[] }
   | { kind: 'alt', options: Node[] }
-  | { kind: 'repeat', body: Node, min: 0 | 1, max: 1 | typeof Infinity }
+  | { kind: 'repeat', body: Node, min: 0 | 1, max: number } // 1 or Infinity
 
 export class GlobSyntaxError extends Error {}
 

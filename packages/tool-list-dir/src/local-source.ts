@@ -83,7 +83,7 @@ export class LocalSource implements DirSource {
   private enter(dir: Dir): [base: string | Buffer, small: boolean] {
     if (!HANDLES) {
       // By path: a directory reached by descending must still be one, not a link swapped in since its parent was read.
-      if (dir.nested === true && lstatSync(fsPath(dir.local as string)).isDirectory() === false) throw new ChangedError()
+      if (dir.nested === true && !lstatSync(fsPath(dir.local as string)).isDirectory()) throw new ChangedError()
       return [fsPath(dir.local as string), false]
     }
     const parent = dir.parent === undefined ? undefined : this.handles.get(dir.parent)

@@ -11,7 +11,7 @@ describe('UI card', () => {
 
   it('the completed card carries the model text; an error falls back to the generic card', () => {
     const content = [{ type: 'text' as const, text: 'Listed 1 item' }]
-    expect(presentResult({ path: 'src' }, { content, isError: false } as never)).toEqual({ card: 'generic', title: 'Listed src', content })
-    expect(presentResult({ path: 'src' }, { content, isError: true } as never)).toBeUndefined()
+    expect(presentResult({ path: 'src' }, { content, isError: false })).toEqual({ card: 'generic', title: 'Listed src', content })
+    expect(presentResult({ path: 'src' }, { content, isError: true })).toBeUndefined()
   })
 })

@@ -106,7 +106,7 @@ describe('tracked files are shown whatever the ignore rules say', () => {
     expect(paths).not.toContain('test-0/scratch.js')
     expect(paths).not.toContain('test-0/test-keep.js')
     const found = await listing({ path: cli, pattern: '*.js' })
-    expect(found.value.entries.filter((entry) => entry.type === 'file').map((entry) => entry.path).sort())
+    expect(found.value.entries.filter((entry) => entry.type === 'file').map((entry) => entry.path ?? '').sort())
       .toEqual(['run.js', 'test-0/index.js', 'test-0/nested/a.js', 'test-keep.js'])
     expect(found.text).not.toContain('nothing matches')
   })

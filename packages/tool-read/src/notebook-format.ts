@@ -88,7 +88,7 @@ function output(raw: unknown, where: string, v3: boolean): ParsedOutput {
       return result
     }
     case 'error': {
-      const head = `Error: ${String(raw.ename ?? '')}: ${String(raw.evalue ?? '')}`
+      const head = `Error: ${typeof raw.ename === 'string' ? raw.ename : ''}: ${typeof raw.evalue === 'string' ? raw.evalue : ''}`
       const traceback = Array.isArray(raw.traceback) ? raw.traceback.filter((line) => typeof line === 'string') : []
       // IPython's traceback entries hold several lines each, coloured.
       const lines = stripAnsi(traceback.join('\n')).split('\n')

@@ -48,8 +48,8 @@ class ParseThread {
   private loaded = (): void => {}
   private readonly worker: Worker
   private pending: { resolve: (reply: PdfReply) => void, reject: (error: unknown) => void } | undefined
-  /** Who to blame for a failure the worker reports itself (a heap overflow, an exit). */
-  blame: (why: 'memory' | string) => unknown = (why) => new Error(why)
+  /** Who to blame for a failure the worker reports itself ('memory' for a heap overflow, else what went wrong). */
+  blame: (why: string) => unknown = (why) => new Error(why)
 
   constructor(memoryMB: number) {
     this.worker = spawn({ resourceLimits: { maxOldGenerationSizeMb: memoryMB }, stdout: true, stderr: true })

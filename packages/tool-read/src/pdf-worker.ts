@@ -3,6 +3,8 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { parentPort } from 'node:worker_threads'
+// unpdf's typings import pdf.js's without extensions, which NodeNext reads as `any`; pdfjs-dist, the same release, types them.
+import type { PDFDocumentProxy } from 'pdfjs-dist'
 import { withoutAttachmentEncryption } from './pdf-encrypt.ts'
 import type { PdfReply, PdfRequest } from './pdf-protocol.ts'
 
@@ -44,7 +46,7 @@ async function pageText(stream: ReadableStream<{ items: object[] }>, maxChars: n
 const post = (reply: PdfReply): void => { port.postMessage(reply) }
 const { getDocument } = await (await import('unpdf')).getResolvedPDFJS()
 const dirs = dataDirs()
-let pdf: Awaited<ReturnType<typeof getDocument>['promise']> | undefined
+let pdf: PDFDocumentProxy | undefined
 
 async function open(data: Uint8Array): Promise<NonNullable<typeof pdf>> {
   const task = getDocument({ data, verbosity: 0, isEvalSupported: false, useSystemFonts: true, stopAtErrors: false, ...dirs })

@@ -64,7 +64,7 @@ export class Source {
   /** The file's size now when it is larger than when opened (what was read stops at the first), else undefined. */
   async grown(): Promise<number | undefined> {
     if (this.handle === undefined || this.info.size === undefined) return undefined
-    const now = Number((await this.handle.stat()).size)
+    const now = (await this.handle.stat()).size
     return now > this.info.size ? now : undefined
   }
 

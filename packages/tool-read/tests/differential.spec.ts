@@ -179,7 +179,7 @@ describeOnBoth('fast path = provider path', () => {
 
   it('the fast path serves this provider, and the whole tool reads the same as with the other one', async () => {
     const target = await host.ctx.fs.resolve(host.cwd)
-    expect(await localPath(host.ctx, target)).toBe(host.cwd)
+    expect(localPath(host.ctx, target)).toBe(host.cwd)
     const other = await readHost({}, host.ctx.fs.sandboxMode === undefined ? { sandbox: 'workspace-write' } : {})
     try {
       const content = Array.from({ length: 3000 }, (_, i) => `l${i} ${'é'.repeat(i % 7)}`).join('\n')
@@ -237,6 +237,6 @@ describeOnBoth('near-name suggestions: fast path = provider path', () => {
     // A failing symlink fails the provider's listing: no suggestions on either path.
     expect(outcomes.at(-2)).toBe(`FsError: cannot read "${join(fileDir, 'config.txt')}": file not found`)
     expect(outcomes.at(-1)).toBe(`FsError: cannot read "${join(loopDir, 'config.txt')}": file not found`)
-    expect(await localPath(host.ctx, await host.ctx.fs.resolve(dir))).toBe(dir)
+    expect(localPath(host.ctx, await host.ctx.fs.resolve(dir))).toBe(dir)
   })
 })

@@ -300,7 +300,7 @@ describe('images as a viewer shows them', () => {
     const stored = (await on.ctx.attachments.readImage(ref)).data
     expect(await sharp(stored).metadata()).toMatchObject({ space: 'srgb', channels: 3 })
     const colour = await mean(stored, { left: 0, top: 0, width: 40, height: 30 })
-    expect(colour.map((v, i) => Math.abs(v - [0xcc, 0x99, 0x66][i]!) < 12), `${colour}`).toEqual([true, true, true])
+    expect(colour.map((v, i) => Math.abs(v - [0xcc, 0x99, 0x66][i]!) < 12), colour.join(' ')).toEqual([true, true, true])
   })
 
   /** A 3-frame GIF: red, green, blue. */

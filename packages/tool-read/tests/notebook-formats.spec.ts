@@ -168,6 +168,14 @@ for (const [composition, options] of [['dsh-fs-sandbox', { sandbox: 'workspace-w
       expect(Buffer.byteLength(tail)).toBeGreaterThan(3000)
     })
 
+    it('an error output whose name or value is not a string shows them empty, never "[object Object]"', async () => {
+      await writeFile(join(host.cwd, 'odd-err.ipynb'), withCells([code(1, [{ output_type: 'error', ename: { name: 'E' }, evalue: ['a', 'b'], traceback: [] }])]))
+      const text = textOf(await execTool(host.ctx, 'read_file', { file_path: 'odd-err.ipynb' }))
+      expect(text).toMatch(/\*\*Output:\*\*\nError: : ?$/mu)
+      expect(text).not.toContain('[object Object]')
+      expect(text).not.toContain('a,b')
+    })
+
     it('without an attachment store, image outputs stay "[Image output]" and nothing is attached', async () => {
       await writeFile(join(host.cwd, 'plot.ipynb'), withCells([code(1, [display('image/png', await plot('png'))])]))
       const result = await execTool(host.ctx, 'read_file', { file_path: 'plot.ipynb' }, { agent: host.agent() })

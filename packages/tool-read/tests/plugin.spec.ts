@@ -59,8 +59,8 @@ describe('config', () => {
       const error = await host.ctx.plugin(Read, config).then(() => undefined, (caught: unknown) => caught)
       expect(error).toBeInstanceOf(Error)
       expect((error as Error).name).toBe('ValidationError')
-      expect(String((error as Error).message)).toContain(key)
-      expect(host.ctx.tools.get(String(config.toolName ?? 'read_file'))).toBeUndefined()
+      expect((error as Error).message).toContain(key)
+      expect(host.ctx.tools.get(typeof config.toolName === 'string' ? config.toolName : 'read_file')).toBeUndefined()
     })
   }
 

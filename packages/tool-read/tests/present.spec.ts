@@ -34,7 +34,7 @@ describe('UI presentation', () => {
       totalLines: 3,
       content: [{ type: 'text', text: '2\tbeta\n3\tgamma' }],
     })
-    expect(presentResult({ file_path: 'x' }, { isError: false, content: [], meta: { kind: 'text' } } as unknown as ToolResult)).toBeUndefined()
+    expect(presentResult({ file_path: 'x' }, { isError: false, content: [], meta: { kind: 'text' } })).toBeUndefined()
   })
 })
 
