@@ -56,13 +56,17 @@ export class LocalSource implements DirSource {
     }
     const dirents: Dirent[] = small ? readdirSync(base, { withFileTypes: true }) : await readdir(base, { withFileTypes: true })
     if (small) this.run += dirents.length
-    // One pass (a walk visits every entry): the children, and whether a name read back with U+FFFD.
+    // One pass (a walk visits every entry): the children, whether a name read back with U+FFFD, whether any is a link.
     let children: Child[] = []
     let replaced = false
+    let linked = false
     for (let index = 0; index < dirents.length; index++) {
       const dirent = dirents[index] as Dirent
-      if (dirent.name.includes('\ufffd')) replaced = true
-      children.push({ name: dirent.name, type: typeOf(dirent) })
+      const name = dirent.name
+      if (name.includes('\ufffd')) replaced = true
+      const type = typeOf(dirent)
+      if (type === 'symlink') linked = true
+      children.push({ name, type })
     }
     // A name that is not valid UTF-8 reads back with U+FFFD: re-read as bytes, so it is listed (and reached) as it is.
     if (replaced) {
@@ -72,10 +76,12 @@ export class LocalSource implements DirSource {
     checkAborted(signal)
     // `follow` (the seed's plain mode) reports what a link points at; only links pay for a stat.
     // A link that dangles, loops (ELOOP) or passes through a file or an unreadable directory is other.
-    await inSlices(links === 'follow' ? children.filter((child) => child.type === 'symlink') : [], signal, (child) => {
-      const info = statOf(under(base, child.name), true)
-      child.type = info === undefined ? 'other' : typeOf(info)
-    })
+    if (links === 'follow' && linked) {
+      await inSlices(children.filter((child) => child.type === 'symlink'), signal, (child) => {
+        const info = statOf(under(base, child.name), true)
+        child.type = info === undefined ? 'other' : typeOf(info)
+      })
+    }
     return children
   }
 

@@ -43,8 +43,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   // Start reading a directory; the read is awaited later, or dropped when the walk stops early.
   const open = (dir: Dir): Reading => {
     const listed = source.children(dir, request.links, signal).then(async (children) => {
-      const hasRules = repo !== undefined && children.some((child) => child.name === '.gitignore' && child.type === 'file')
-      return { children, gitignore: hasRules ? await source.readSmall(dir, '.gitignore', signal) : undefined }
+      return { children, gitignore: repo !== undefined && hasGitignore(children) ? await source.readSmall(dir, '.gitignore', signal) : undefined }
     }, (error: unknown) => {
       source.release?.(dir)
       throw error
@@ -53,30 +52,41 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     return [dir, listed]
   }
 
+  const ignore = request.ignore
+  const plain = request.pattern === undefined && request.only === undefined
+
   const visit = async ([dir, reading]: Reading, prefix: string, level: number, inherited?: GitIgnore): Promise<void> => {
     const { children: all, gitignore } = await reading
     const base = `${repo?.prefix ?? ''}${prefix === '' ? '' : `${prefix}/`}`
     const rules = gitignore === undefined || inherited === undefined ? inherited : inherited.with(base, gitignore)
-    const children = all.filter((child) => {
-      if (request.ignore(child.name)) {
+    const gitignored = rules?.inDirectory(base)
+    const deeper = level < request.depth
+    // One indexed pass, no closure per entry (a walk's every entry goes through it): filters, then collapsed directories.
+    const children: Child[] = []
+    for (let index = 0; index < all.length; index++) {
+      const child = all[index] as Child
+      if (ignore !== undefined && ignore(child.name)) {
         result.ignored++
-        return false
+        continue
       }
       const directory = child.type === 'directory'
-      if (rules?.ignores(base, child.name, directory) === true) {
-        if (directory) child.collapsed = 'gitignored'
-        else result.gitignored++
-        return directory
+      if (gitignored !== undefined && gitignored(child.name, directory)) {
+        if (!directory) {
+          result.gitignored++
+          continue
+        }
+        child.collapsed = 'gitignored'
+      } else if (directory && request.skim && HEAVY.has(child.name)) {
+        child.collapsed = 'heavy'
       }
-      if (directory && request.skim && HEAVY.has(child.name)) child.collapsed = 'heavy'
-      return true
-    })
+      children.push(child)
+    }
     if (request.sort === 'size' || request.sort === 'modified') {
       await source.details(dir, children, request.links, request.sort === 'modified', signal)
     }
     // Without filters each child takes a place in the window: only the first `places` of them can be shown, so only
     // they need ordering (the collator is most of a walk's CPU time); the rest are only counted, in any order.
-    const places = request.pattern !== undefined || request.only !== undefined ? Infinity : request.offset + request.cap - result.total
+    const places = plain ? request.offset + request.cap - result.total : Infinity
     inOrder(children, compare, places)
     // The last shown entry of this directory, so a cut sibling list is drawn open (├──, │).
     let lastShown: Item | undefined
@@ -92,12 +102,13 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         lastShown.siblingsCut = true
       }
     }
-    const subdirs = level < request.depth ? children.filter((child) => child.type === 'directory' && child.collapsed === undefined) : []
+    // reads[k]: the k-th directory entered here, opened up to `readAhead` ahead of its visit; `scanned`: children looked at for it.
     const reads: Reading[] = []
+    let scanned = 0
     let visited = 0
-    const plain = request.pattern === undefined && request.only === undefined
-    for (const child of children) {
-      const descend = child.type === 'directory' && child.collapsed === undefined && level < request.depth
+    for (let index = 0; index < children.length; index++) {
+      const child = children[index] as Child
+      const descend = deeper && child.type === 'directory' && child.collapsed === undefined
       // Past a full window without filters, an entry not entered is only counted (most of a large walk's entries).
       if (plain && !descend && result.shown.length >= request.cap) {
         result.total++
@@ -119,7 +130,10 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         result.partial = true
         continue
       }
-      for (const ahead of subdirs.slice(reads.length, visited + readAhead)) reads.push(open(source.child(dir, ahead.name, ahead)))
+      while (reads.length < visited + readAhead && scanned < children.length) {
+        const ahead = children[scanned++] as Child
+        if (ahead.type === 'directory' && ahead.collapsed === undefined) reads.push(open(source.child(dir, ahead.name, ahead)))
+      }
       try {
         await visit(reads[visited - 1] ?? open(source.child(dir, child.name, child)), rel, level + 1, rules)
       } catch (error) {
@@ -204,6 +218,15 @@ function siftDown(heap: Child[], compare: Compare): void {
     ;[heap[at], heap[top]] = [heap[top] as Child, heap[at] as Child]
     at = top
   }
+}
+
+/** Whether a directory holds a regular file named .gitignore (looked for in every directory a walk in a repository reads). */
+function hasGitignore(children: readonly Child[]): boolean {
+  for (let index = 0; index < children.length; index++) {
+    const child = children[index] as Child
+    if (child.name === '.gitignore' && child.type === 'file') return true
+  }
+  return false
 }
 
 function describeError(error: unknown): string {
