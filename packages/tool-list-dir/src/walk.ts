@@ -29,7 +29,8 @@ const ORDERS: Record<ListRequest['sort'], Compare> = {
 interface Item { child: Child, rel: string, siblingsCut?: boolean }
 
 /** A directory and its read: the children, and the text of its own .gitignore when the walk uses one. */
-type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined }>]
+type Reading = [Dir, Promise<Listed>]
+interface Listed { children: Child[], gitignore: string | undefined }
 
 /** List a directory, or walk it to `depth` in pre-order; sorted before truncation, stats only for what is shown or sorted on. */
 export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
@@ -37,13 +38,22 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   const readAhead = source.readAhead ?? READ_AHEAD
   const compare: Compare = request.reverse ? (a, b) => order(b, a) : order
   const counts = { file: 0, directory: 0, symlink: 0, other: 0 }
+  // Named increments: `counts[child.type]++` (a keyed store per entry) measured as the walk's costliest line.
+  const tally = (type: Child['type']): void => {
+    if (type === 'file') counts.file++
+    else if (type === 'directory') counts.directory++
+    else if (type === 'symlink') counts.symlink++
+    else counts.other++
+  }
   // shown: up to `cap` listed entries after the first `offset`, each directory followed by its contents.
   const result = { shown: [] as Item[], total: 0, counts, ignored: 0, gitignored: 0, filtered: 0, partial: false }
 
   // Start reading a directory; the read is awaited later, or dropped when the walk stops early.
   const open = (dir: Dir): Reading => {
-    const listed = source.children(dir, request.links, signal).then(async (children) => {
-      return { children, gitignore: repo !== undefined && hasGitignore(children) ? await source.readSmall(dir, '.gitignore', signal) : undefined }
+    // No async callback: one promise fewer per directory where most have no .gitignore.
+    const listed = source.children(dir, request.links, signal).then((children): Listed | Promise<Listed> => {
+      if (repo === undefined || !hasGitignore(children)) return { children, gitignore: undefined }
+      return source.readSmall(dir, '.gitignore', signal).then((gitignore) => ({ children, gitignore }))
     }, (error: unknown) => {
       source.release?.(dir)
       throw error
@@ -61,6 +71,9 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     const rules = gitignore === undefined || inherited === undefined ? inherited : inherited.with(base, gitignore)
     const gitignored = rules?.inDirectory(base)
     const deeper = level < request.depth
+    // Without filters, once the window is full nothing here can be shown: each entry is counted in the filter pass, in
+    // readdir's order, unsorted and without details, and only the directories to enter go on (most entries of a large walk).
+    const counted = plain && result.shown.length >= request.cap
     // One indexed pass, no closure per entry (a walk's every entry goes through it): filters, then collapsed directories.
     const children: Child[] = []
     for (let index = 0; index < all.length; index++) {
@@ -79,21 +92,25 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       } else if (directory && request.skim && HEAVY.has(child.name)) {
         child.collapsed = 'heavy'
       }
+      if (counted) {
+        result.total++
+        tally(child.type)
+        if (!deeper || !directory || child.collapsed !== undefined) continue
+      }
       children.push(child)
     }
-    if (request.sort === 'size' || request.sort === 'modified') {
+    if (!counted && (request.sort === 'size' || request.sort === 'modified')) {
       await source.details(dir, children, request.links, request.sort === 'modified', signal)
     }
     // Without filters each child takes a place in the window: only the first `places` of them can be shown, so only
     // they need ordering (the collator is most of a walk's CPU time); the rest are only counted, in any order.
-    const places = plain ? request.offset + request.cap - result.total : Infinity
-    inOrder(children, compare, places)
+    if (!counted) inOrder(children, compare, plain ? request.offset + request.cap - result.total : Infinity)
     // The last shown entry of this directory, so a cut sibling list is drawn open (├──, │).
     let lastShown: Item | undefined
     const shownHere: Child[] = []
     const list = (child: Child, rel: string): void => {
       result.total++
-      result.counts[child.type]++
+      tally(child.type)
       if (result.total > request.offset && result.shown.length < request.cap) {
         lastShown = { child, rel }
         result.shown.push(lastShown)
@@ -112,7 +129,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       // Past a full window without filters, an entry not entered is only counted (most of a large walk's entries).
       if (plain && !descend && result.shown.length >= request.cap) {
         result.total++
-        result.counts[child.type]++
+        tally(child.type)
         if (lastShown !== undefined) lastShown.siblingsCut = true
         continue
       }
@@ -121,8 +138,8 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         ? prefix === '' ? child.name : `${prefix}/${child.name}`
         : child.name
       const listed = (request.only === undefined || child.type === request.only) && (request.pattern?.(rel) ?? true)
-      if (listed) list(child, rel)
-      else result.filtered++
+      if (listed && !counted) list(child, rel)
+      else if (!listed) result.filtered++
       if (!descend) continue
       visited++
       // Every child of a directory already read is counted; the budget only stops descending.
