@@ -5,7 +5,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { checkAborted } from './errors.ts'
 import { fsPath, nameFromBytes } from './escape.ts'
 import { MAX_SMALL_FILE } from './gitignore.ts'
-import type { Child, Dir, DirSource, LinkMode } from './types.ts'
+import type { Bare, Child, Dir, DirSource, LinkMode } from './types.ts'
 
 /** Sync stats in slices, yielding between them: a promise per stat cost about 7x `ls -l` on 100k entries, slices 1x. */
 const SLICE = 256
@@ -48,6 +48,23 @@ export class LocalSource implements DirSource {
   private run = 0
 
   async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
+    const [base, dirents] = await this.read(dir, signal)
+    return await this.shape(base, dirents, links, signal)
+  }
+
+  /** Node's own Dirents, when every name read back as it is (no U+FFFD) and links are kept as entries (no stat each). */
+  async bare(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Bare<Dirent> | Child[]> {
+    const [base, dirents] = await this.read(dir, signal)
+    if (links === 'follow') return await this.shape(base, dirents, links, signal)
+    for (let index = 0; index < dirents.length; index++) {
+      if ((dirents[index] as Dirent).name.includes('\ufffd')) return await this.shape(base, dirents, links, signal)
+    }
+    checkAborted(signal)
+    return { items: dirents, name: nameOf, type: typeOf }
+  }
+
+  /** Open `dir` and read its entries with their types: synchronously when it is small, yielding to the loop now and then. */
+  private async read(dir: Dir, signal: AbortSignal): Promise<[base: string | Buffer, dirents: Dirent[]]> {
     const [base, small] = this.enter(dir)
     if (small && this.run > SYNC_RUN) {
       this.run = 0
@@ -56,6 +73,10 @@ export class LocalSource implements DirSource {
     }
     const dirents: Dirent[] = small ? readdirSync(base, { withFileTypes: true }) : await readdir(base, { withFileTypes: true })
     if (small) this.run += dirents.length
+    return [base, dirents]
+  }
+
+  private async shape(base: string | Buffer, dirents: Dirent[], links: LinkMode, signal: AbortSignal): Promise<Child[]> {
     // One pass (a walk visits every entry): the children, whether a name read back with U+FFFD, whether any is a link.
     let children: Child[] = []
     let replaced = false
@@ -230,6 +251,8 @@ async function inSlices<T>(items: T[], signal: AbortSignal, each: (item: T) => v
     for (const item of items.slice(start, start + SLICE)) each(item)
   }
 }
+
+const nameOf = (dirent: Dirent): string => dirent.name
 
 const typeOf = (info: Pick<Stats, 'isFile' | 'isDirectory' | 'isSymbolicLink'>): Child['type'] =>
   info.isFile() ? 'file' : info.isDirectory() ? 'directory' : info.isSymbolicLink() ? 'symlink' : 'other'

@@ -1,7 +1,7 @@
 import type { ListRequest } from './args.ts'
 import { checkAborted } from './errors.ts'
 import { HEAVY, type GitIgnore, type Repo } from './gitignore.ts'
-import type { Child, Dir, DirSource } from './types.ts'
+import type { Bare, Child, Dir, DirSource } from './types.ts'
 
 /** The walk stops descending here; totals past it are reported as lower bounds, never as exact. */
 export const WALK_BUDGET = 200_000
@@ -30,7 +30,7 @@ interface Item { child: Child, rel: string, siblingsCut?: boolean }
 
 /** A directory and its read: the children, and the text of its own .gitignore when the walk uses one. */
 type Reading = [Dir, Promise<Listed>]
-interface Listed { children: Child[], gitignore: string | undefined }
+interface Listed { children: Child[] | Bare, gitignore: string | undefined }
 
 /** List a directory, or walk it to `depth` in pre-order; sorted before truncation, stats only for what is shown or sorted on. */
 export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
@@ -48,10 +48,17 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   // shown: up to `cap` listed entries after the first `offset`, each directory followed by its contents.
   const result = { shown: [] as Item[], total: 0, counts, ignored: 0, gitignored: 0, filtered: 0, partial: false }
 
-  // Start reading a directory; the read is awaited later, or dropped when the walk stops early.
+  const ignore = request.ignore
+  const plain = request.pattern === undefined && request.only === undefined
+  const bare = source.bare?.bind(source)
+
+  // Start reading a directory; the read is awaited later, or dropped when the walk stops early. Once the window is full
+  // without filters (it only fills), what is read is only counted: bare, without an object per entry where the source can.
   const open = (dir: Dir): Reading => {
+    const counted = plain && result.shown.length >= request.cap
+    const read = counted && bare !== undefined ? bare(dir, request.links, signal) : source.children(dir, request.links, signal)
     // No async callback: one promise fewer per directory where most have no .gitignore.
-    const listed = source.children(dir, request.links, signal).then((children): Listed | Promise<Listed> => {
+    const listed = read.then((children): Listed | Promise<Listed> => {
       if (repo === undefined || !hasGitignore(children)) return { children, gitignore: undefined }
       return source.readSmall(dir, '.gitignore', signal).then((gitignore) => ({ children, gitignore }))
     }, (error: unknown) => {
@@ -62,11 +69,8 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     return [dir, listed]
   }
 
-  const ignore = request.ignore
-  const plain = request.pattern === undefined && request.only === undefined
-
   const visit = async ([dir, reading]: Reading, prefix: string, level: number, inherited?: GitIgnore): Promise<void> => {
-    const { children: all, gitignore } = await reading
+    const { children: read, gitignore } = await reading
     const base = `${repo?.prefix ?? ''}${prefix === '' ? '' : `${prefix}/`}`
     const rules = gitignore === undefined || inherited === undefined ? inherited : inherited.with(base, gitignore)
     const gitignored = rules?.inDirectory(base)
@@ -76,6 +80,31 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     const counted = plain && result.shown.length >= request.cap
     // One indexed pass, no closure per entry (a walk's every entry goes through it): filters, then collapsed directories.
     const children: Child[] = []
+    // Read bare (so counted, as the window only fills): counted here, an object only for each directory to enter.
+    const all = Array.isArray(read) ? read : []
+    if (!Array.isArray(read)) {
+      const { items } = read
+      for (let index = 0; index < items.length; index++) {
+        const item = items[index]
+        const name = read.name(item)
+        if (ignore !== undefined && ignore(name)) {
+          result.ignored++
+          continue
+        }
+        const type = read.type(item)
+        const directory = type === 'directory'
+        if (gitignored !== undefined && gitignored(name, directory)) {
+          if (!directory) {
+            result.gitignored++
+            continue
+          }
+        } else if (directory && deeper && !(request.skim && HEAVY.has(name))) {
+          children.push({ name, type })
+        }
+        result.total++
+        tally(type)
+      }
+    }
     for (let index = 0; index < all.length; index++) {
       const child = all[index] as Child
       if (ignore !== undefined && ignore(child.name)) {
@@ -238,10 +267,18 @@ function siftDown(heap: Child[], compare: Compare): void {
 }
 
 /** Whether a directory holds a regular file named .gitignore (looked for in every directory a walk in a repository reads). */
-function hasGitignore(children: readonly Child[]): boolean {
-  for (let index = 0; index < children.length; index++) {
-    const child = children[index] as Child
-    if (child.name === '.gitignore' && child.type === 'file') return true
+function hasGitignore(children: readonly Child[] | Bare): boolean {
+  if (Array.isArray(children)) {
+    for (let index = 0; index < children.length; index++) {
+      const child = children[index] as Child
+      if (child.name === '.gitignore' && child.type === 'file') return true
+    }
+    return false
+  }
+  const listing = children as Bare
+  for (let index = 0; index < listing.items.length; index++) {
+    const item = listing.items[index]
+    if (listing.name(item) === '.gitignore' && listing.type(item) === 'file') return true
   }
   return false
 }
