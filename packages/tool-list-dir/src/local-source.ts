@@ -17,6 +17,12 @@ const SLICE = 256
  */
 const HANDLES = existsSync('/proc/self/fd')
 
+/**
+ * The same directory by this process's id where /proc is this process's pid namespace's: a lookup of `self` (a link)
+ * fewer for each of a walk's two opens per directory (ours, then readdir's own), about 1 µs each.
+ */
+const FD_DIR = HANDLES && readlinkOr('/proc/self') === String(process.pid) ? `/proc/${process.pid}/fd` : '/proc/self/fd'
+
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
 
 /**
@@ -116,7 +122,7 @@ export class LocalSource implements DirSource {
     const parent = dir.parent === undefined ? undefined : this.handles.get(dir.parent)
     let fd: number
     try {
-      fd = openSync(parent === undefined ? fsPath(dir.local as string) : under(`/proc/self/fd/${parent}`, dir.name ?? ''), DIR_FLAGS)
+      fd = openSync(parent === undefined ? fsPath(dir.local as string) : under(`${FD_DIR}/${parent}`, dir.name ?? ''), DIR_FLAGS)
     } catch (error) {
       // A link where a directory was read (ELOOP under O_NOFOLLOW), or a file now (ENOTDIR): swapped since.
       const code = (error as { code?: string }).code
@@ -124,17 +130,17 @@ export class LocalSource implements DirSource {
     }
     this.handles.set(dir, fd)
     // The listed directory is the one whose realpath was checked: a component swapped before the open would show here.
-    if (parent === undefined && !readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' }).equals(Buffer.from(fsPath(dir.local as string)))) {
+    if (parent === undefined && !readlinkSync(`${FD_DIR}/${fd}`, { encoding: 'buffer' }).equals(Buffer.from(fsPath(dir.local as string)))) {
       this.release(dir)
       throw new ChangedError()
     }
-    return [`/proc/self/fd/${fd}`, fstatSync(fd).size <= SYNC_DIR_BYTES]
+    return [`${FD_DIR}/${fd}`, fstatSync(fd).size <= SYNC_DIR_BYTES]
   }
 
   /** Where `dir`'s children are reached: its handle while open, else its path. */
   private base(dir: Dir): string | Buffer {
     const fd = this.handles.get(dir)
-    return fd === undefined ? fsPath(dir.local as string) : `/proc/self/fd/${fd}`
+    return fd === undefined ? fsPath(dir.local as string) : `${FD_DIR}/${fd}`
   }
 
   release(dir: Dir): void {
@@ -233,6 +239,14 @@ function under(base: string | Buffer, name: string): string | Buffer {
   const bytes = fsPath(name)
   if (typeof base === 'string' && typeof bytes === 'string') return `${base}/${bytes}`
   return Buffer.concat([Buffer.from(base), Buffer.from('/'), Buffer.from(bytes)])
+}
+
+function readlinkOr(path: string): string | undefined {
+  try {
+    return readlinkSync(path)
+  } catch {
+    return undefined
+  }
 }
 
 /** A stat (`follow`) or lstat; undefined for whatever fails it (gone, a loop, permission denied). */
