@@ -7,20 +7,26 @@
  * sources through tsx), called by an agent (its session decides the workspace, as in the agent loop),
  * the recursive tree a git repository with .gitignore files (as a user's checkout is), and besides
  * the warm median the first call of a fresh host (a session lists a directory once or twice, so
- * most calls a user makes run before the JIT has warmed up).
- *   npx tsx bench/list-dir/run.ts [flat entries] [tree files]
+ * most calls a user makes run before the JIT has warmed up). `find` and `ls -l` are timed by a long-lived shell, as
+ * `time find …` measures them; timed by execFileSync from the host they carry its spawn cost (6–13 ms a run, printed
+ * beside them), which flattered every ratio. A second tree, 20,000 directories of two files, weighs the per-directory
+ * cost (an open, a stat, a readdir and a close each) that a tree of few large directories hides.
+ *   npx tsx bench/list-dir/run.ts [flat entries] [tree files] [small directories]
  */
 import '../../packages/testkit/src/polyfill.ts'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
+import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { bootHost, execTool, removeTmpDir, makeTmpDir, type Host } from '@gencode-ai/testkit'
 import { performance } from 'node:perf_hooks'
 import * as ListDir from '@gencode-ai/dsh-tool-list-dir'
+import { shellTimer } from '../shell-timer.ts'
 import { alternate, time } from '../time.ts'
 
 const entries = Number(process.argv[2] ?? 100_500)
 const treeFiles = Number(process.argv[3] ?? 50_000)
+const smallDirs = Number(process.argv[4] ?? 20_000)
 
 async function makeFiles(dir: string, names: string[]): Promise<void> {
   for (let start = 0; start < names.length; start += 2000) {
@@ -47,7 +53,19 @@ for (let a = 0; a < 20; a++) {
   }
   if (a % 5 === 0) await writeFile(join(tree, `pkg${a}`, '.gitignore'), 'dist/\n*.snap\n')
 }
-console.log(`bench/list-dir: ${entries} entries in one directory; ${20 * 25 * perDir} files in a depth-3 tree`)
+// Many small directories: 20 top directories, each of `smallDirs / 20` holding two files (depth 3 reaches the files).
+const small = join(dir, 'small')
+await mkdir(join(small, '.git'), { recursive: true })
+for (let a = 0; a < 20; a++) {
+  const subs = Array.from({ length: Math.ceil(smallDirs / 20) }, (_, b) => join(small, `p${a}`, `m${b}`))
+  for (let start = 0; start < subs.length; start += 500) {
+    await Promise.all(subs.slice(start, start + 500).map(async (sub) => {
+      await mkdir(sub, { recursive: true })
+      await Promise.all([writeFile(join(sub, 'a.ts'), 'a'), writeFile(join(sub, 'b.md'), 'b')])
+    }))
+  }
+}
+console.log(`bench/list-dir: ${entries} entries in one directory; ${20 * 25 * perDir} files in a depth-3 tree; ${20 * Math.ceil(smallDirs / 20)} directories of 2 files`)
 
 async function listHost(sandbox: boolean): Promise<Host> {
   const host = await bootHost({ cwd: dir, ...sandbox ? { sandbox: 'workspace-write' as const } : {} })
@@ -69,13 +87,23 @@ const flatBare = await time('list_directory, bare dsh-fs-local', 7, call(bare, {
 const flatLong = await time('list_directory long=true, product', 5, call(product, { path: 'big', long: true }))
 const flatSize = await time('list_directory sort=size, product', 3, call(product, { path: 'big', sort: 'size' }))
 const listDir = await time('ctx.fs.listDir (the host path), product', 1, async () => product.ctx.fs.listDir(await product.ctx.fs.resolve(big)))
-const lsl = await time('ls -l > /dev/null', 5, () => execFileSync('ls', ['-l', big], quiet))
+const lsShell = shellTimer(['ls', '-l', big])
+const lsl = await time('ls -l > /dev/null (timed by a shell)', 5, lsShell.run)
+const findShell = shellTimer(['find', tree, '-maxdepth', '3'])
+const findSmall = shellTimer(['find', small, '-maxdepth', '3'])
 
-console.log('\nrecursive depth 3, 50k files (alternated: load and drift hit all three alike)')
-const [deep = Number.NaN, deepBare = Number.NaN, find = Number.NaN] = await alternate(9, [
+console.log('\nrecursive depth 3, 50k files (alternated: load and drift hit all alike)')
+const [deep = Number.NaN, deepBare = Number.NaN, find = Number.NaN, findSpawned = Number.NaN] = await alternate(9, [
   ['list_directory recursive, product', call(product, { path: 'tree', recursive: true, depth: 3 })],
   ['list_directory recursive, bare dsh-fs-local', call(bare, { path: 'tree', recursive: true, depth: 3 })],
-  ['find -maxdepth 3 > /dev/null', () => execFileSync('find', [tree, '-maxdepth', '3'], quiet)],
+  ['find -maxdepth 3 > /dev/null (timed by a shell)', findShell.run],
+  ['the same find by execFileSync from this host', () => execFileSync('find', [tree, '-maxdepth', '3'], quiet)],
+])
+
+console.log('\nrecursive depth 3, 20k directories of 2 files (alternated)')
+const [manyDirs = Number.NaN, manyFind = Number.NaN] = await alternate(5, [
+  ['list_directory recursive, product', call(product, { path: 'small', recursive: true, depth: 3 })],
+  ['find -maxdepth 3 > /dev/null (timed by a shell)', findSmall.run],
 ])
 
 // The first call of a fresh host (its own process: the JIT as cold as a new session's), alternated with find.
@@ -86,22 +114,24 @@ for (let i = 0; i < 5; i++) {
   const run = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'first-call.ts'), dir, 'tree'], { encoding: 'utf8' })
   if (run.status !== 0) throw new Error(`first-call.ts failed: ${run.stderr}`)
   firsts.push(Number(run.stdout.trim()))
-  const start = performance.now()
-  execFileSync('find', [tree, '-maxdepth', '3'], quiet)
-  finds.push(performance.now() - start)
+  finds.push((await findShell.run()).selfTimedMs)
 }
 const median = (list: number[]): number => list.sort((x, y) => x - y)[Math.floor(list.length / 2)]!
 const [first, firstFind] = [median(firsts), median(finds)]
 console.log(`${'first call, fresh host, product'.padEnd(52)} ${first.toFixed(1).padStart(9)} ms (median of 5)`)
-console.log(`${'find -maxdepth 3 > /dev/null'.padEnd(52)} ${firstFind.toFixed(1).padStart(9)} ms (median of 5, alternated)`)
+console.log(`${'find -maxdepth 3 > /dev/null (timed by a shell)'.padEnd(52)} ${firstFind.toFixed(1).padStart(9)} ms (median of 5, alternated)`)
+for (const timer of [lsShell, findShell, findSmall]) timer.close()
 
+const load = (): string => loadavg().map((n) => n.toFixed(1)).join(' ')
 const ratio = (label: string, value: number, target: string) => console.log(`${label.padEnd(52)} ${value.toFixed(2).padStart(6)}   ${target}`)
-console.log('\nproduct composition (dsh-fs-sandbox, workspace-write)')
+console.log(`\nproduct composition (dsh-fs-sandbox, workspace-write); load average ${load()} (1, 5, 15 min)`)
 ratio('flat 100k: list_directory / ls -l', flat / lsl, '(target <= 1.00)')
 ratio('flat 100k: ctx.fs.listDir / list_directory', listDir / flat, '(target >= 20)')
 ratio('flat 100k long=true / ls -l', flatLong / lsl, '')
 ratio('flat 100k sort=size / ls -l', flatSize / lsl, '')
 ratio('recursive depth 3: list_directory / find -maxdepth 3', deep / find, '(target <= 1.50)')
+ratio('  the same / find by execFileSync (its spawn counted)', deep / findSpawned, '')
+ratio('recursive depth 3, 20k small directories / find', manyDirs / manyFind, '')
 ratio('recursive depth 3, first call of a fresh host / find', first / firstFind, '')
 console.log('bare dsh-fs-local, same run')
 ratio('flat 100k: list_directory / ls -l', flatBare / lsl, '')

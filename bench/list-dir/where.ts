@@ -5,12 +5,12 @@
  * the same through per-directory handles as the walk opens them (each opened from its parent's
  * /proc/self/fd path with O_NOFOLLOW, then read through its own); the walk alone (LocalSource,
  * .gitignore rules on, no host); and the user's call on the product composition (dsh-sandbox-policy
- * workspace-write + dsh-fs-sandbox, the built plugin, called by an agent).
+ * workspace-write + dsh-fs-sandbox, the built plugin, called by an agent). `find` is timed by a long-lived shell (as
+ * `time find …`), not by execFileSync from this host, whose spawn cost would be counted as find's.
  *   npx tsx bench/list-dir/where.ts [rounds]
  */
 import '../../packages/testkit/src/polyfill.ts'
-import { execFileSync } from 'node:child_process'
-import { closeSync, constants, openSync, readdirSync } from 'node:fs'
+import { closeSync, constants, openSync, readdirSync, readlinkSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
@@ -20,6 +20,7 @@ import { parseArgs } from '../../packages/tool-list-dir/src/args.ts'
 import { findRepo } from '../../packages/tool-list-dir/src/gitignore.ts'
 import { LocalSource } from '../../packages/tool-list-dir/src/local-source.ts'
 import { walk } from '../../packages/tool-list-dir/src/walk.ts'
+import { shellTimer } from '../shell-timer.ts'
 import { alternate } from '../time.ts'
 
 const rounds = Number(process.argv[2] ?? 15)
@@ -42,6 +43,8 @@ const agent = host.agent(dir)
 const request = parseArgs({ path: tree, recursive: true, depth: 3 }, 100)
 const signal = new AbortController().signal
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
+// As the walk names descriptors: by this process's id where /proc is its own pid namespace's.
+const FD = readlinkSync('/proc/self') === String(process.pid) ? `/proc/${process.pid}/fd` : '/proc/self/fd'
 const subdirs = (path: string): string[] =>
   readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
 
@@ -50,13 +53,13 @@ const byPath = (): void => {
 }
 const throughHandles = (): void => {
   const root = openSync(tree, DIR_FLAGS)
-  for (const top of readdirSync(`/proc/self/fd/${root}`, { withFileTypes: true })) {
+  for (const top of readdirSync(`${FD}/${root}`, { withFileTypes: true })) {
     if (!top.isDirectory()) continue
-    const parent = openSync(`/proc/self/fd/${root}/${top.name}`, DIR_FLAGS)
-    for (const sub of readdirSync(`/proc/self/fd/${parent}`, { withFileTypes: true })) {
+    const parent = openSync(`${FD}/${root}/${top.name}`, DIR_FLAGS)
+    for (const sub of readdirSync(`${FD}/${parent}`, { withFileTypes: true })) {
       if (!sub.isDirectory()) continue
-      const fd = openSync(`/proc/self/fd/${parent}/${sub.name}`, DIR_FLAGS)
-      readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true })
+      const fd = openSync(`${FD}/${parent}/${sub.name}`, DIR_FLAGS)
+      readdirSync(`${FD}/${fd}`, { withFileTypes: true })
       closeSync(fd)
     }
     closeSync(parent)
@@ -64,9 +67,10 @@ const throughHandles = (): void => {
   closeSync(root)
 }
 
+const findShell = shellTimer(['find', tree, '-maxdepth', '3'])
 const load = loadavg()[0] ?? Number.NaN
 const [find = Number.NaN, ...rest] = await alternate(rounds, [
-  ['find -maxdepth 3 > /dev/null', () => execFileSync('find', [tree, '-maxdepth', '3'], { stdio: 'ignore' })],
+  ['find -maxdepth 3 > /dev/null (timed by a shell)', findShell.run],
   ['readdirSync by path, no walk', byPath],
   ['readdirSync through handles, no walk', throughHandles],
   ['walk alone (LocalSource, .gitignore on)', async () => {
@@ -83,5 +87,6 @@ const [plain = Number.NaN, handles = Number.NaN, walked = Number.NaN, call = Num
 console.log(`\n/ find: by path ${(plain / find).toFixed(2)}, handles ${(handles / find).toFixed(2)}, walk ${(walked / find).toFixed(2)}, `
   + `call ${(call / find).toFixed(2)} (load ${load.toFixed(1)} → ${(loadavg()[0] ?? Number.NaN).toFixed(1)})`)
 
+findShell.close()
 await host.dispose()
 await removeTmpDir(dir)

@@ -82,8 +82,8 @@ export function parseArgs(args: ListArgs, maxEntries: number) {
 export type ListRequest = ReturnType<typeof parseArgs>
 
 /** `ignore`: basename globs where only `*` and `?` are wildcards (qwen-code's meaning; `[`, `{`, `!` are literal). */
-function ignoreMatcher(patterns: readonly string[]): (name: string) => boolean {
-  if (patterns.length === 0) return () => false
+function ignoreMatcher(patterns: readonly string[]): ((name: string) => boolean) | undefined {
+  if (patterns.length === 0) return undefined
   const globs = patterns.map((pattern, index) => {
     if (pattern.length > MAX_GLOB_LENGTH) {
       throw argumentError(`ignore[${index}] is ${pattern.length} characters; a basename glob has at most ${MAX_GLOB_LENGTH} — shorten it, e.g. "*.log"`)

@@ -43,10 +43,16 @@ export class GitIgnore {
 
   /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
   ignores(dir: string, name: string, directory: boolean): boolean {
+    return this.inDirectory(dir)(name, directory)
+  }
+
+  /** `ignores` for the entries of one directory: what all of them share (the tracked scope's answer) is looked up once. */
+  inDirectory(dir: string): (name: string, directory: boolean) => boolean {
     const scope = this.scope
-    if (scope === undefined) return this.matches(dir, name, directory)
-    if (!scope.inside(dir) && !this.matches(dir, name, directory)) return false
-    return !scope.keeps(`${dir}${name}`, directory)
+    if (scope === undefined) return (name, directory) => this.matches(dir, name, directory)
+    // Entering a directory adds only paths below `dir`: its own answer holds for all its entries.
+    const inside = scope.inside(dir)
+    return (name, directory) => (inside || this.matches(dir, name, directory)) && !scope.keeps(`${dir}${name}`, directory)
   }
 
   private matches(dir: string, name: string, directory: boolean): boolean {

@@ -53,6 +53,13 @@ export interface Child extends Pick<Entry, 'name' | 'type' | 'size' | 'target' |
   mode?: number
 }
 
+/** A directory's entries as the source read them (its own items), with their names and types read through it. */
+export interface Bare<T = unknown> {
+  items: readonly T[]
+  name(item: T): string
+  type(item: T): Child['type']
+}
+
 /** A directory to read: its display path, plus the process path (local) or provider target it is reached by. */
 export interface Dir {
   display: string
@@ -74,6 +81,8 @@ export interface DirSource {
   /** Subdirectories the walk reads ahead of its visit (default 16): worth it where reads wait on a thread pool or a provider. */
   readonly readAhead?: number
   children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]>
+  /** The same read without an object of ours per entry, for a directory a walk only counts; children where it cannot be. */
+  bare?(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Bare | Child[]>
   /** The directory a child names, to descend into (never called for symlinks). */
   child(dir: Dir, name: string, from: Child): Dir
   /** Fill in size (and with `meta` mtime, mode, link text) for just these children. */

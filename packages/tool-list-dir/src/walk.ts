@@ -1,7 +1,7 @@
 import type { ListRequest } from './args.ts'
 import { checkAborted } from './errors.ts'
 import { HEAVY, type GitIgnore, type Repo } from './gitignore.ts'
-import type { Child, Dir, DirSource } from './types.ts'
+import type { Bare, Child, Dir, DirSource } from './types.ts'
 
 /** The walk stops descending here; totals past it are reported as lower bounds, never as exact. */
 export const WALK_BUDGET = 200_000
@@ -29,7 +29,8 @@ const ORDERS: Record<ListRequest['sort'], Compare> = {
 interface Item { child: Child, rel: string, siblingsCut?: boolean }
 
 /** A directory and its read: the children, and the text of its own .gitignore when the walk uses one. */
-type Reading = [Dir, Promise<{ children: Child[], gitignore: string | undefined }>]
+type Reading = [Dir, Promise<Listed>]
+interface Listed { children: Child[] | Bare, gitignore: string | undefined }
 
 /** List a directory, or walk it to `depth` in pre-order; sorted before truncation, stats only for what is shown or sorted on. */
 export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
@@ -37,14 +38,29 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   const readAhead = source.readAhead ?? READ_AHEAD
   const compare: Compare = request.reverse ? (a, b) => order(b, a) : order
   const counts = { file: 0, directory: 0, symlink: 0, other: 0 }
+  // Named increments: `counts[child.type]++` (a keyed store per entry) measured as the walk's costliest line.
+  const tally = (type: Child['type']): void => {
+    if (type === 'file') counts.file++
+    else if (type === 'directory') counts.directory++
+    else if (type === 'symlink') counts.symlink++
+    else counts.other++
+  }
   // shown: up to `cap` listed entries after the first `offset`, each directory followed by its contents.
   const result = { shown: [] as Item[], total: 0, counts, ignored: 0, gitignored: 0, filtered: 0, partial: false }
 
-  // Start reading a directory; the read is awaited later, or dropped when the walk stops early.
+  const ignore = request.ignore
+  const plain = request.pattern === undefined && request.only === undefined
+  const bare = source.bare?.bind(source)
+
+  // Start reading a directory; the read is awaited later, or dropped when the walk stops early. Once the window is full
+  // without filters (it only fills), what is read is only counted: bare, without an object per entry where the source can.
   const open = (dir: Dir): Reading => {
-    const listed = source.children(dir, request.links, signal).then(async (children) => {
-      const hasRules = repo !== undefined && children.some((child) => child.name === '.gitignore' && child.type === 'file')
-      return { children, gitignore: hasRules ? await source.readSmall(dir, '.gitignore', signal) : undefined }
+    const counted = plain && result.shown.length >= request.cap
+    const read = counted && bare !== undefined ? bare(dir, request.links, signal) : source.children(dir, request.links, signal)
+    // No async callback: one promise fewer per directory where most have no .gitignore.
+    const listed = read.then((children): Listed | Promise<Listed> => {
+      if (repo === undefined || !hasGitignore(children)) return { children, gitignore: undefined }
+      return source.readSmall(dir, '.gitignore', signal).then((gitignore) => ({ children, gitignore }))
     }, (error: unknown) => {
       source.release?.(dir)
       throw error
@@ -54,36 +70,76 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   }
 
   const visit = async ([dir, reading]: Reading, prefix: string, level: number, inherited?: GitIgnore): Promise<void> => {
-    const { children: all, gitignore } = await reading
+    const { children: read, gitignore } = await reading
     const base = `${repo?.prefix ?? ''}${prefix === '' ? '' : `${prefix}/`}`
     const rules = gitignore === undefined || inherited === undefined ? inherited : inherited.with(base, gitignore)
-    const children = all.filter((child) => {
-      if (request.ignore(child.name)) {
+    const gitignored = rules?.inDirectory(base)
+    const deeper = level < request.depth
+    // Without filters, once the window is full nothing here can be shown: each entry is counted in the filter pass, in
+    // readdir's order, unsorted and without details, and only the directories to enter go on (most entries of a large walk).
+    const counted = plain && result.shown.length >= request.cap
+    // One indexed pass, no closure per entry (a walk's every entry goes through it): filters, then collapsed directories.
+    const children: Child[] = []
+    // Read bare (so counted, as the window only fills): counted here, an object only for each directory to enter.
+    const all = Array.isArray(read) ? read : []
+    if (!Array.isArray(read)) {
+      const { items } = read
+      for (let index = 0; index < items.length; index++) {
+        const item = items[index]
+        const name = read.name(item)
+        if (ignore !== undefined && ignore(name)) {
+          result.ignored++
+          continue
+        }
+        const type = read.type(item)
+        const directory = type === 'directory'
+        if (gitignored !== undefined && gitignored(name, directory)) {
+          if (!directory) {
+            result.gitignored++
+            continue
+          }
+        } else if (directory && deeper && !(request.skim && HEAVY.has(name))) {
+          children.push({ name, type })
+        }
+        result.total++
+        tally(type)
+      }
+    }
+    for (let index = 0; index < all.length; index++) {
+      const child = all[index] as Child
+      if (ignore !== undefined && ignore(child.name)) {
         result.ignored++
-        return false
+        continue
       }
       const directory = child.type === 'directory'
-      if (rules?.ignores(base, child.name, directory) === true) {
-        if (directory) child.collapsed = 'gitignored'
-        else result.gitignored++
-        return directory
+      if (gitignored !== undefined && gitignored(child.name, directory)) {
+        if (!directory) {
+          result.gitignored++
+          continue
+        }
+        child.collapsed = 'gitignored'
+      } else if (directory && request.skim && HEAVY.has(child.name)) {
+        child.collapsed = 'heavy'
       }
-      if (directory && request.skim && HEAVY.has(child.name)) child.collapsed = 'heavy'
-      return true
-    })
-    if (request.sort === 'size' || request.sort === 'modified') {
+      if (counted) {
+        result.total++
+        tally(child.type)
+        if (!deeper || !directory || child.collapsed !== undefined) continue
+      }
+      children.push(child)
+    }
+    if (!counted && (request.sort === 'size' || request.sort === 'modified')) {
       await source.details(dir, children, request.links, request.sort === 'modified', signal)
     }
     // Without filters each child takes a place in the window: only the first `places` of them can be shown, so only
     // they need ordering (the collator is most of a walk's CPU time); the rest are only counted, in any order.
-    const places = request.pattern !== undefined || request.only !== undefined ? Infinity : request.offset + request.cap - result.total
-    inOrder(children, compare, places)
+    if (!counted) inOrder(children, compare, plain ? request.offset + request.cap - result.total : Infinity)
     // The last shown entry of this directory, so a cut sibling list is drawn open (├──, │).
     let lastShown: Item | undefined
     const shownHere: Child[] = []
     const list = (child: Child, rel: string): void => {
       result.total++
-      result.counts[child.type]++
+      tally(child.type)
       if (result.total > request.offset && result.shown.length < request.cap) {
         lastShown = { child, rel }
         result.shown.push(lastShown)
@@ -92,16 +148,17 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         lastShown.siblingsCut = true
       }
     }
-    const subdirs = level < request.depth ? children.filter((child) => child.type === 'directory' && child.collapsed === undefined) : []
+    // reads[k]: the k-th directory entered here, opened up to `readAhead` ahead of its visit; `scanned`: children looked at for it.
     const reads: Reading[] = []
+    let scanned = 0
     let visited = 0
-    const plain = request.pattern === undefined && request.only === undefined
-    for (const child of children) {
-      const descend = child.type === 'directory' && child.collapsed === undefined && level < request.depth
+    for (let index = 0; index < children.length; index++) {
+      const child = children[index] as Child
+      const descend = deeper && child.type === 'directory' && child.collapsed === undefined
       // Past a full window without filters, an entry not entered is only counted (most of a large walk's entries).
       if (plain && !descend && result.shown.length >= request.cap) {
         result.total++
-        result.counts[child.type]++
+        tally(child.type)
         if (lastShown !== undefined) lastShown.siblingsCut = true
         continue
       }
@@ -110,8 +167,8 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         ? prefix === '' ? child.name : `${prefix}/${child.name}`
         : child.name
       const listed = (request.only === undefined || child.type === request.only) && (request.pattern?.(rel) ?? true)
-      if (listed) list(child, rel)
-      else result.filtered++
+      if (listed && !counted) list(child, rel)
+      else if (!listed) result.filtered++
       if (!descend) continue
       visited++
       // Every child of a directory already read is counted; the budget only stops descending.
@@ -119,7 +176,10 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         result.partial = true
         continue
       }
-      for (const ahead of subdirs.slice(reads.length, visited + readAhead)) reads.push(open(source.child(dir, ahead.name, ahead)))
+      while (reads.length < visited + readAhead && scanned < children.length) {
+        const ahead = children[scanned++] as Child
+        if (ahead.type === 'directory' && ahead.collapsed === undefined) reads.push(open(source.child(dir, ahead.name, ahead)))
+      }
       try {
         await visit(reads[visited - 1] ?? open(source.child(dir, child.name, child)), rel, level + 1, rules)
       } catch (error) {
@@ -204,6 +264,23 @@ function siftDown(heap: Child[], compare: Compare): void {
     ;[heap[at], heap[top]] = [heap[top] as Child, heap[at] as Child]
     at = top
   }
+}
+
+/** Whether a directory holds a regular file named .gitignore (looked for in every directory a walk in a repository reads). */
+function hasGitignore(children: readonly Child[] | Bare): boolean {
+  if (Array.isArray(children)) {
+    for (let index = 0; index < children.length; index++) {
+      const child = children[index] as Child
+      if (child.name === '.gitignore' && child.type === 'file') return true
+    }
+    return false
+  }
+  const listing = children as Bare
+  for (let index = 0; index < listing.items.length; index++) {
+    const item = listing.items[index]
+    if (listing.name(item) === '.gitignore' && listing.type(item) === 'file') return true
+  }
+  return false
 }
 
 function describeError(error: unknown): string {
