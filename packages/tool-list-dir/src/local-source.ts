@@ -1,3 +1,4 @@
+// Directory reads on the local disk: one handle per directory (opened without following links, read through /proc/<pid>/fd), entries with their details.
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, statSync, type Dirent, type Stats } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
@@ -101,7 +102,7 @@ export class LocalSource implements DirSource {
       children = raw.map((dirent): Child => ({ name: nameFromBytes(dirent.name as unknown as Buffer), type: typeOf(dirent) }))
     }
     checkAborted(signal)
-    // `follow` (the seed's plain mode) reports what a link points at; only links pay for a stat.
+    // `follow` (the README's plain mode) reports what a link points at; only links pay for a stat.
     // A link that dangles, loops (ELOOP) or passes through a file or an unreadable directory is other.
     if (links === 'follow' && linked) {
       await inSlices(children.filter((child) => child.type === 'symlink'), signal, (child) => {

@@ -1,3 +1,4 @@
+// The recursive walk: reads each directory once, filters, sorts and cuts to the window, and counts what lies past it.
 import type { ListRequest } from './args.ts'
 import { checkAborted } from './errors.ts'
 import { HEAVY, type GitIgnore, type Repo } from './gitignore.ts'
@@ -17,7 +18,7 @@ const GROUP: Record<Child['type'], number> = { directory: 0, file: 1, symlink: 2
 const collator = new Intl.Collator()
 const byName: Compare = (a, b) => collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
 
-/** `type` is seed 003's order (directories, files, the rest); `size` / `modified` put the largest / newest first (`ls -S` / `ls -t`). */
+/** `type` is the README's order (directories, files, the rest); `size` / `modified` put the largest / newest first (`ls -S` / `ls -t`). */
 const ORDERS: Record<ListRequest['sort'], Compare> = {
   type: (a, b) => GROUP[a.type] - GROUP[b.type] || byName(a, b),
   name: byName,
