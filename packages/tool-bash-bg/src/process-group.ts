@@ -49,6 +49,8 @@ export class ProcessGroup implements ShellProcesses {
   private readonly seen = new Map<number, number>()
   /** Set once the leader was seen in its cgroup: from then on the cgroup alone answers who is a member. */
   private joined = false
+  /** The pauses under way, woken early when the watched cgroup's `populated` flips. */
+  private readonly wakers = new Set<() => void>()
 
   constructor(
     leader: Leader, readonly marks: readonly string[] = [], private readonly sys: ProcessSyscalls = hostSyscalls,
@@ -77,13 +79,15 @@ export class ProcessGroup implements ShellProcesses {
   }
 
   /**
-   * Whether the cgroup holds the shell: the leader joined it, or (its join not run yet, so no child of it exists)
-   * the host moves it in now. A join that failed leaves the shell to the marks.
+   * Whether the cgroup holds the shell: the leader joined it (members now, or a process ran there and all have
+   * exited since), or (its join not run yet, so no child of it exists) the host moves it in now. A join that failed
+   * leaves the shell to the marks.
    */
   private join(): boolean {
     if (this.joined || this.cgroup === undefined) return this.joined
-    const pids = this.cgroup.pids()
-    this.joined = pids.length > 0 || (this.phase.name === 'leader-alive' && this.cgroup.adopt(this.pgid) && this.cgroup.pids().includes(this.pgid))
+    const populated = this.cgroup.populated?.() ?? this.cgroup.pids().length > 0
+    this.joined = populated || this.cgroup.ran?.() === true
+      || (this.phase.name === 'leader-alive' && this.cgroup.adopt(this.pgid) && this.cgroup.pids().includes(this.pgid))
     return this.joined
   }
 
@@ -94,6 +98,8 @@ export class ProcessGroup implements ShellProcesses {
    */
   private cgroupLook(): ScanResult | undefined {
     if (!this.join() || this.cgroup === undefined) return undefined
+    // One small file says whether anything is left, nested cgroups included: no member list, no stat.
+    if (this.cgroup.populated?.() === false) return NOTHING
     const pids = this.cgroup.pids()
     const found: ScanResult = { group: [], marked: [] }
     const guarded = protectedPids(this.sys)
@@ -207,10 +213,14 @@ export class ProcessGroup implements ShellProcesses {
     if (this.phase.name === 'empty') return false
     this.guard()
     this.owed = { signal, sent: new Set() }
-    // SIGKILL reaches every member at once (cgroup.kill): a forking process cannot outrun it.
-    const all = this.join() && signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
+    // SIGKILL reaches every member at once (cgroup.kill): a forking process cannot outrun it, but it needs the join
+    // known first. Any other signal goes to the group at once and the join is looked at while the group dies; only a
+    // cgroup that cannot prove a join after its members exited (v1) is looked at first.
+    const joinFirst = signal === 'SIGKILL' || this.phase.name !== 'leader-alive' || this.cgroup?.ran === undefined
+    const all = joinFirst && this.join() && signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
     if (this.phase.name === 'leader-alive') {
       const sent = this.sys.signal(-this.pgid, signal) || all
+      if (!joinFirst) this.join()
       if (this.marks.length > 0 || this.cgroup !== undefined) {
         clearTimeout(this.discovery)
         this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS).unref()
@@ -275,15 +285,33 @@ export class ProcessGroup implements ShellProcesses {
     return fields[0] !== 'Z' && fields[0] !== 'X' && Number(fields[19]) >= this.leaderStart
   }
 
-  /** Sleep up to `ms`, waking early when the leader exits (while it lives) or the shell empties. */
+  /** Sleep up to `ms`, waking early when the leader exits (while it lives), the watched cgroup flips, or the shell empties. */
   private pause(ms: number, keepAlive: boolean, leaderAlive: boolean): Promise<void> {
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms)
+      const wake = () => {
+        clearTimeout(timer)
+        this.wakers.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, ms)
       if (!keepAlive) timer.unref()
-      const wake = () => { clearTimeout(timer); resolve() }
+      this.wakers.add(wake)
       if (leaderAlive) void this.exited.then(wake)
       void this.emptied.then(wake)
     })
+  }
+
+  /** A joined cgroup with nothing left in it (one file read): the shell is empty, recorded as a census records it. */
+  private cgroupEmptied(): boolean {
+    if (!this.joined || this.cgroup?.populated?.() !== false) return false
+    this.observe(NOTHING)
+    return true
+  }
+
+  /** The kill's wake on the cgroup's `populated` flip (instead of polling its members), once members outlive the leader. */
+  private watchCgroup(): (() => void) | undefined {
+    if (!this.joined) return undefined
+    return this.cgroup?.watch?.(() => { for (const wake of [...this.wakers]) wake() })
   }
 
   /**
@@ -293,6 +321,7 @@ export class ProcessGroup implements ShellProcesses {
    */
   async waitEmpty(timeoutMs: number, keepAlive: boolean): Promise<boolean> {
     const maxIntervalMs = keepAlive ? KILL_POLL_MS : WATCH_POLL_MS
+    let unwatch: (() => void) | undefined
     if (keepAlive) this.active++
     try {
       const deadline = Date.now() + timeoutMs
@@ -305,16 +334,23 @@ export class ProcessGroup implements ShellProcesses {
         if (!leaderAlive && !passive) {
           watched = keepAlive ? this.census() : this.members()
           if (watched.length === 0) return true
+          if (keepAlive && unwatch === undefined) {
+            unwatch = this.watchCgroup()
+            // A flip between that census and the watch's start is seen here.
+            if (unwatch !== undefined && this.cgroupEmptied()) return true
+          }
         }
         for (;;) {
           const left = deadline - Date.now()
           if (left <= 0) return false
           await this.pause(leaderAlive ? left : Math.min(passive ? maxIntervalMs : interval, left), keepAlive, leaderAlive)
           interval = leaderAlive ? 1 : Math.min(interval * 2, maxIntervalMs)
+          if (keepAlive && !leaderAlive && this.cgroupEmptied()) return true
           if (!keepAlive || leaderAlive || this.isEmpty() || !watched.some((pid) => this.stillAlive(pid))) break
         }
       }
     } finally {
+      unwatch?.()
       if (keepAlive) this.active--
     }
   }
