@@ -26,6 +26,11 @@ export type GroupPhase =
 const NOTHING: ScanResult = { group: [], marked: [] }
 /** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */
 const DISCOVERY_MS = 20
+/**
+ * How soon after the start the cgroup's join is looked at (by then the leader has joined itself, else the host
+ * moves it in): a kill then knows the tracking in force without a read before its signal.
+ */
+const JOIN_LOOK_MS = 10
 /** After SIGKILL, how long to wait for the kernel to finish the group before reporting survivors. */
 const AFTER_SIGKILL_MS = 1000
 /** Poll ceilings once the leader exited: a kill's wait, and the watch of a group outliving its leader. */
@@ -68,6 +73,7 @@ export class ProcessGroup implements ShellProcesses {
         resolve(exit)
       })
     })
+    if (cgroup !== undefined) setTimeout(() => { if (this.phase.name === 'leader-alive') this.join() }, JOIN_LOOK_MS).unref()
   }
 
   get pid(): number {
@@ -213,14 +219,11 @@ export class ProcessGroup implements ShellProcesses {
     if (this.phase.name === 'empty') return false
     this.guard()
     this.owed = { signal, sent: new Set() }
-    // SIGKILL reaches every member at once (cgroup.kill): a forking process cannot outrun it, but it needs the join
-    // known first. Any other signal goes to the group at once and the join is looked at while the group dies; only a
-    // cgroup that cannot prove a join after its members exited (v1) is looked at first.
-    const joinFirst = signal === 'SIGKILL' || this.phase.name !== 'leader-alive' || this.cgroup?.ran === undefined
-    const all = joinFirst && this.join() && signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
+    // SIGKILL reaches every member at once (cgroup.kill): a forking process cannot outrun it. The join was looked
+    // at soon after the start (JOIN_LOOK_MS), so a kill seldom reads anything before its signal.
+    const all = this.join() && signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
     if (this.phase.name === 'leader-alive') {
       const sent = this.sys.signal(-this.pgid, signal) || all
-      if (!joinFirst) this.join()
       if (this.marks.length > 0 || this.cgroup !== undefined) {
         clearTimeout(this.discovery)
         this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS).unref()
