@@ -121,6 +121,12 @@ function ownCgroups(): { v2?: string, freezer?: string } {
 function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
   const procs = join(path, 'cgroup.procs')
   const events = join(path, 'cgroup.events')
+  // Kept open from the first look until removal: a read at offset 0 renders the file afresh, without an open.
+  let eventsFd: number | undefined
+  const closeEvents = () => {
+    if (eventsFd !== undefined) try { closeSync(eventsFd) } catch { /* already gone */ }
+    eventsFd = undefined
+  }
   // A member may make cgroups of its own below (a container runtime): they are still this shell's.
   const pids = (): number[] => [
     ...readLines(procs).map(Number).filter((pid) => pid > 0),
@@ -143,6 +149,7 @@ function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
       return sent
     },
     remove() {
+      closeEvents()
       // One rmdir in the common case; only a cgroup with cgroups of its own below (EBUSY) needs a walk first.
       try {
         rmdirSync(path)
@@ -164,8 +171,14 @@ function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
     },
     ...kind === 'cgroup-v2' ? {
       populated() {
-        const text = readText(events)
-        if (text === undefined) return undefined
+        let text: string
+        try {
+          eventsFd ??= openSync(events, 'r')
+          text = BUFFER.toString('latin1', 0, readSync(eventsFd, BUFFER, 0, BUFFER.length, 0))
+        } catch {
+          closeEvents()
+          return undefined
+        }
         const line = /^populated (\d)$/m.exec(text)
         return line === null ? undefined : line[1] === '1'
       },

@@ -311,10 +311,28 @@ export class ProcessGroup implements ShellProcesses {
     return true
   }
 
-  /** The kill's wake on the cgroup's `populated` flip (instead of polling its members), once members outlive the leader. */
-  private watchCgroup(): (() => void) | undefined {
-    if (!this.joined) return undefined
-    return this.cgroup?.watch?.(() => { for (const wake of [...this.wakers]) wake() })
+  /**
+   * A kill's wait once the leader exited, in a joined cgroup that says whether it is populated: the flip to empty
+   * wakes it (inotify), so nothing is read while the members die; a timer (doubling to KILL_POLL_MS) takes a census
+   * meanwhile, which delivers the signal owed to members outside the group and to their forks. Whether it emptied
+   * before `deadline`; undefined when no watch could be had (the caller polls then).
+   */
+  private async waitCgroupEmptied(deadline: number): Promise<boolean | undefined> {
+    if (this.cgroupEmptied()) return true
+    const unwatch = this.cgroup?.watch?.(() => { for (const wake of [...this.wakers]) wake() })
+    if (unwatch === undefined) return undefined
+    try {
+      // A flip before the watch began is seen here.
+      if (this.cgroupEmptied()) return true
+      for (let interval = 1; ; interval = Math.min(interval * 2, KILL_POLL_MS)) {
+        const left = deadline - Date.now()
+        if (left <= 0) return false
+        await this.pause(Math.min(interval, left), true, false)
+        if (this.cgroupEmptied() || this.census().length === 0) return true
+      }
+    } finally {
+      unwatch()
+    }
   }
 
   /**
@@ -324,7 +342,6 @@ export class ProcessGroup implements ShellProcesses {
    */
   async waitEmpty(timeoutMs: number, keepAlive: boolean): Promise<boolean> {
     const maxIntervalMs = keepAlive ? KILL_POLL_MS : WATCH_POLL_MS
-    let unwatch: (() => void) | undefined
     if (keepAlive) this.active++
     try {
       const deadline = Date.now() + timeoutMs
@@ -333,27 +350,24 @@ export class ProcessGroup implements ShellProcesses {
         const leaderAlive = this.phase.name === 'leader-alive'
         const passive = !keepAlive && this.active > 0
         if (this.phase.name === 'empty') return true
+        if (keepAlive && !leaderAlive && this.joined && this.cgroup?.populated !== undefined) {
+          const emptied = await this.waitCgroupEmptied(deadline)
+          if (emptied !== undefined) return emptied
+        }
         let watched: number[] = []
         if (!leaderAlive && !passive) {
           watched = keepAlive ? this.census() : this.members()
           if (watched.length === 0) return true
-          if (keepAlive && unwatch === undefined) {
-            unwatch = this.watchCgroup()
-            // A flip between that census and the watch's start is seen here.
-            if (unwatch !== undefined && this.cgroupEmptied()) return true
-          }
         }
         for (;;) {
           const left = deadline - Date.now()
           if (left <= 0) return false
           await this.pause(leaderAlive ? left : Math.min(passive ? maxIntervalMs : interval, left), keepAlive, leaderAlive)
           interval = leaderAlive ? 1 : Math.min(interval * 2, maxIntervalMs)
-          if (keepAlive && !leaderAlive && this.cgroupEmptied()) return true
           if (!keepAlive || leaderAlive || this.isEmpty() || !watched.some((pid) => this.stillAlive(pid))) break
         }
       }
     } finally {
-      unwatch?.()
       if (keepAlive) this.active--
     }
   }
