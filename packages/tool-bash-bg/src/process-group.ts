@@ -312,26 +312,17 @@ export class ProcessGroup implements ShellProcesses {
   }
 
   /**
-   * A kill's wait once the leader exited, in a joined cgroup that says whether it is populated: the flip to empty
-   * wakes it (inotify), so nothing is read while the members die; a timer (doubling to KILL_POLL_MS) takes a census
-   * meanwhile, which delivers the signal owed to members outside the group and to their forks. Whether it emptied
-   * before `deadline`; undefined when no watch could be had (the caller polls then).
+   * A kill's wait once the leader exited, in a joined cgroup watched for its `populated` flip: the flip to empty wakes
+   * it (inotify), so nothing is read while the members die; a timer (doubling to KILL_POLL_MS) takes a census
+   * meanwhile, which delivers the signal owed to members outside the group and to their forks.
    */
-  private async waitCgroupEmptied(deadline: number): Promise<boolean | undefined> {
-    if (this.cgroupEmptied()) return true
-    const unwatch = this.cgroup?.watch?.(() => { for (const wake of [...this.wakers]) wake() })
-    if (unwatch === undefined) return undefined
-    try {
-      // A flip before the watch began is seen here.
+  private async waitCgroupEmptied(deadline: number): Promise<boolean> {
+    for (let interval = 1; ; interval = Math.min(interval * 2, KILL_POLL_MS)) {
       if (this.cgroupEmptied()) return true
-      for (let interval = 1; ; interval = Math.min(interval * 2, KILL_POLL_MS)) {
-        const left = deadline - Date.now()
-        if (left <= 0) return false
-        await this.pause(Math.min(interval, left), true, false)
-        if (this.cgroupEmptied() || this.census().length === 0) return true
-      }
-    } finally {
-      unwatch()
+      const left = deadline - Date.now()
+      if (left <= 0) return false
+      await this.pause(Math.min(interval, left), true, false)
+      if (this.cgroupEmptied() || this.census().length === 0) return true
     }
   }
 
@@ -343,6 +334,10 @@ export class ProcessGroup implements ShellProcesses {
   async waitEmpty(timeoutMs: number, keepAlive: boolean): Promise<boolean> {
     const maxIntervalMs = keepAlive ? KILL_POLL_MS : WATCH_POLL_MS
     if (keepAlive) this.active++
+    // A kill's wait in a joined cgroup wakes on its flip; the watch is set up now, while the signalled group dies.
+    const unwatch = keepAlive && this.joined && this.phase.name !== 'empty' && this.cgroup?.populated !== undefined
+      ? this.cgroup.watch?.(() => { for (const wake of [...this.wakers]) wake() })
+      : undefined
     try {
       const deadline = Date.now() + timeoutMs
       let interval = 1
@@ -350,10 +345,7 @@ export class ProcessGroup implements ShellProcesses {
         const leaderAlive = this.phase.name === 'leader-alive'
         const passive = !keepAlive && this.active > 0
         if (this.phase.name === 'empty') return true
-        if (keepAlive && !leaderAlive && this.joined && this.cgroup?.populated !== undefined) {
-          const emptied = await this.waitCgroupEmptied(deadline)
-          if (emptied !== undefined) return emptied
-        }
+        if (!leaderAlive && unwatch !== undefined) return await this.waitCgroupEmptied(deadline)
         let watched: number[] = []
         if (!leaderAlive && !passive) {
           watched = keepAlive ? this.census() : this.members()
@@ -368,6 +360,7 @@ export class ProcessGroup implements ShellProcesses {
         }
       }
     } finally {
+      unwatch?.()
       if (keepAlive) this.active--
     }
   }
