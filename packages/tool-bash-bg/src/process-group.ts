@@ -336,7 +336,7 @@ export class ProcessGroup implements ShellProcesses {
     if (keepAlive) this.active++
     // A kill's wait in a joined cgroup wakes on its flip; the watch is set up now, while the signalled group dies.
     const unwatch = keepAlive && this.joined && this.phase.name !== 'empty' && this.cgroup?.populated !== undefined
-      ? this.cgroup.watch?.(() => { for (const wake of [...this.wakers]) wake() })
+      ? this.cgroup.watch?.(() => { for (const wake of this.wakers) wake() })
       : undefined
     try {
       const deadline = Date.now() + timeoutMs
