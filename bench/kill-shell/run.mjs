@@ -5,10 +5,12 @@
 //   node bench/kill-shell/run.mjs        (needs the built packages: npx -y pnpm@9.15.9 run -s build)
 // 1. cooperative 3-process shell (`sleep 60 & sleep 60 & wait`, exits on SIGTERM), started by an agent:
 //    kill_shell's return time through ctx.tools.execute (the value built and rendered, the host job killed
-//    through ctx.jobs.kill, the marker scan for escapees included) vs a bare group kill of the same confined
+//    through ctx.jobs.kill, the look that proves the shell empty included: its cgroup's cgroup.events, or the
+//    /proc census by marks with DSH_BG_TRACKING=marks) vs a bare group kill of the same confined
 //    argv (landlock-run … bash -c …): `kill -TERM -<pgid>`,
 //    the leader's exit, then its known pids gone (zombies aside: init here reaps orphans seconds later).
-//    (median of ROUNDS, ratio; target <= 1.5x). The previous baseline, which re-scanned all of /proc on
+//    (median of ROUNDS after one unmeasured warm-up round of each path, ratio; target <= 1.5x; and the paired
+//    rounds' excess over the bare kill in ms, which load stretches least). The previous baseline, which re-scanned all of /proc on
 //    every 1 ms poll (and so flattered the ratio by charging the baseline a census it does not need), is
 //    printed beside it.
 //    Breakdown: a no-op tool through the same pipeline (the host's fixed cost per call); the bare kill run as a
