@@ -56,6 +56,8 @@ export class ProcessGroup implements ShellProcesses {
   private joined = false
   /** The pauses under way, woken early when the watched cgroup's `populated` flips. */
   private readonly wakers = new Set<() => void>()
+  /** The watch on the joined cgroup's `populated` flip, from the join until the shell is empty. */
+  private unwatch: (() => void) | undefined
 
   constructor(
     leader: Leader, readonly marks: readonly string[] = [], private readonly sys: ProcessSyscalls = hostSyscalls,
@@ -94,6 +96,10 @@ export class ProcessGroup implements ShellProcesses {
     const populated = this.cgroup.populated?.() ?? this.cgroup.pids().length > 0
     this.joined = populated || this.cgroup.ran?.() === true
       || (this.phase.name === 'leader-alive' && this.cgroup.adopt(this.pgid) && this.cgroup.pids().includes(this.pgid))
+    // Set up here, off a kill's path (the join is looked at soon after the start): a kill's wait wakes on the flip.
+    if (this.joined && this.cgroup.populated !== undefined) {
+      this.unwatch = this.cgroup.watch?.(() => { for (const wake of this.wakers) wake() })
+    }
     return this.joined
   }
 
@@ -129,6 +135,8 @@ export class ProcessGroup implements ShellProcesses {
     this.phase = { name, exit: this.phase.exit }
     if (name === 'empty') {
       this.live = 0
+      this.unwatch?.()
+      this.unwatch = undefined
       this.cgroup?.remove()
       this.markEmptied()
     }
@@ -334,10 +342,6 @@ export class ProcessGroup implements ShellProcesses {
   async waitEmpty(timeoutMs: number, keepAlive: boolean): Promise<boolean> {
     const maxIntervalMs = keepAlive ? KILL_POLL_MS : WATCH_POLL_MS
     if (keepAlive) this.active++
-    // A kill's wait in a joined cgroup wakes on its flip; the watch is set up now, while the signalled group dies.
-    const unwatch = keepAlive && this.joined && this.phase.name !== 'empty' && this.cgroup?.populated !== undefined
-      ? this.cgroup.watch?.(() => { for (const wake of this.wakers) wake() })
-      : undefined
     try {
       const deadline = Date.now() + timeoutMs
       let interval = 1
@@ -345,7 +349,7 @@ export class ProcessGroup implements ShellProcesses {
         const leaderAlive = this.phase.name === 'leader-alive'
         const passive = !keepAlive && this.active > 0
         if (this.phase.name === 'empty') return true
-        if (!leaderAlive && unwatch !== undefined) return await this.waitCgroupEmptied(deadline)
+        if (keepAlive && !leaderAlive && this.unwatch !== undefined) return await this.waitCgroupEmptied(deadline)
         let watched: number[] = []
         if (!leaderAlive && !passive) {
           watched = keepAlive ? this.census() : this.members()
@@ -360,7 +364,6 @@ export class ProcessGroup implements ShellProcesses {
         }
       }
     } finally {
-      unwatch?.()
       if (keepAlive) this.active--
     }
   }
