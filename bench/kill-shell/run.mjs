@@ -5,14 +5,20 @@
 //   node bench/kill-shell/run.mjs        (needs the built packages: npx -y pnpm@9.15.9 run -s build)
 // 1. cooperative 3-process shell (`sleep 60 & sleep 60 & wait`, exits on SIGTERM), started by an agent:
 //    kill_shell's return time through ctx.tools.execute (the value built and rendered, the host job killed
-//    through ctx.jobs.kill, the marker scan for escapees included) vs a bare group kill of the same confined
+//    through ctx.jobs.kill, the look that proves the shell empty included: its cgroup's cgroup.events, or the
+//    /proc census by marks with DSH_BG_TRACKING=marks) vs a bare group kill of the same confined
 //    argv (landlock-run … bash -c …): `kill -TERM -<pgid>`,
 //    the leader's exit, then its known pids gone (zombies aside: init here reaps orphans seconds later).
-//    (median of ROUNDS, ratio; target <= 1.5x). The previous baseline, which re-scanned all of /proc on
+//    (median of ROUNDS after one unmeasured warm-up round of each path, ratio; target <= 1.5x; and the paired
+//    rounds' excess over the bare kill in ms, which load stretches least). The previous baseline, which re-scanned all of /proc on
 //    every 1 ms poll (and so flattered the ratio by charging the baseline a census it does not need), is
 //    printed beside it.
-//    Breakdown: a no-op tool through the same pipeline (the host's fixed cost per call), kill_shell without
-//    an agent (no host job), and the registry's stop alone.
+//    Breakdown: a no-op tool through the same pipeline (the host's fixed cost per call); the bare kill run as a
+//    tool with kill_shell's own definition (parameters, value schema, render, cards) through the same pipeline:
+//    the floor any kill_shell has on this host, so kill_shell / that floor is what our code adds; the bare kill
+//    with its output piped and drained, as a shell's is (what the pipes' end costs the host process); the bare kill
+//    polling its pids on every event-loop turn (kill_shell wakes on the cgroup's flip, not a 1 ms timer); kill_shell
+//    without an agent (no host job), and the registry's stop alone.
 // 2. a shell that ignores SIGTERM, timeout T: kill_shell's return time minus T (the escalation overhead)
 // 3. a shell with 20 descendants: survivors reported by kill_shell and found in /proc (must be 0)
 import { spawn } from 'node:child_process'
@@ -74,9 +80,11 @@ async function start(command, as = agent) {
 const policy = ctx.sandboxPolicy.resolve({})
 const [program, ...args] = (ctx.sandbox.confine(['bash', '-c', COOPERATIVE], { ...policy, mode: policy.mode })).argv
 /** This process's CPU time (ms) spent in `work`: what a loaded machine cannot stretch. */
-const cpu = { bare: [], ours: [], noJob: [] }
-async function bareKill(rescan) {
-  const child = spawn(program, args, { detached: true, stdio: 'ignore' })
+const cpu = { bare: [], ours: [], noJob: [], floor: [], asTool: [], piped: [] }
+/** `spin`: the known pids are looked at on every turn of the event loop, not every 1 ms (the fastest a bare kill notices). */
+async function bareKill(rescan, piped = false, spin = false) {
+  const child = spawn(program, args, { detached: true, stdio: piped ? ['ignore', 'pipe', 'pipe'] : 'ignore' })
+  if (piped) for (const stream of [child.stdout, child.stderr]) stream.resume()
   await new Promise((resolve) => child.once('spawn', resolve))
   await sleep(30)
   const pids = groupPids(child.pid)
@@ -86,9 +94,41 @@ async function bareKill(rescan) {
   process.kill(-child.pid, 'SIGTERM')
   await exited
   if (rescan) while (groupPids(child.pid).length > 0) await sleep(1)
-  else while (!pids.every(gone)) await sleep(1)
+  else while (!pids.every(gone)) await (spin ? new Promise(setImmediate) : sleep(1))
   const elapsed = ms(process.hrtime.bigint() - t)
-  if (!rescan) cpu.bare.push(cpuMs(c))
+  if (!rescan && !piped && !spin) cpu.bare.push(cpuMs(c))
+  if (piped) cpu.piped.push(cpuMs(c))
+  return elapsed
+}
+
+/** The bare kill as a tool: kill_shell's definition with only its execute replaced (`shell_id`: the group id). */
+const bareGroups = new Map()
+ctx.tools.register({
+  ...ctx.tools.get('kill_shell'),
+  name: 'bench_bare_kill',
+  async execute({ shell_id: id }) {
+    const { child, pids } = bareGroups.get(id)
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    process.kill(-child.pid, 'SIGTERM')
+    await exited
+    while (!pids.every(gone)) await sleep(1)
+    return {
+      success: true, shell_id: id, outcome: 'terminated', signal_sent: 'SIGTERM', force_killed: false, exit_code: null,
+      elapsed_ms: 1, survivors: [], timeout_ms: 5000, command: COOPERATIVE, tracking: 'cgroup',
+    }
+  },
+})
+async function bareAsTool() {
+  const child = spawn(program, args, { detached: true, stdio: 'ignore' })
+  await new Promise((resolve) => child.once('spawn', resolve))
+  await sleep(30)
+  bareGroups.set(String(child.pid), { child, pids: groupPids(child.pid) })
+  const c = process.cpuUsage()
+  const t = process.hrtime.bigint()
+  const result = await call('bench_bare_kill', { shell_id: String(child.pid) })
+  const elapsed = ms(process.hrtime.bigint() - t)
+  cpu.asTool.push(cpuMs(c))
+  if (result.isError) throw new Error(result.content[0].text)
   return elapsed
 }
 
@@ -110,9 +150,12 @@ async function stopOnly() {
 }
 
 async function noop() {
+  const c = process.cpuUsage()
   const t = process.hrtime.bigint()
   await call('bench_noop', {})
-  return ms(process.hrtime.bigint() - t)
+  const elapsed = ms(process.hrtime.bigint() - t)
+  cpu.floor.push(cpuMs(c))
+  return elapsed
 }
 
 async function killShell(as = agent) {
@@ -132,9 +175,19 @@ const ours = []
 const noJob = []
 const floor = []
 const registryOnly = []
+const asTool = []
+const piped = []
+const spun = []
+// One warm-up round of each, unmeasured: the first call of a path pays its compilation.
+await bareKill(false)
+await killShell()
+await bareAsTool()
 for (let i = 0; i < ROUNDS; i++) {
   bare.push(await bareKill(false))
   ours.push(await killShell())
+  asTool.push(await bareAsTool())
+  piped.push(await bareKill(false, true))
+  spun.push(await bareKill(false, false, true))
   registryOnly.push(await stopOnly())
   noJob.push(await killShell(null))
   floor.push(await noop())
@@ -144,9 +197,12 @@ const mine = median(ours)
 console.log('product composition (sandbox policy workspace-write, dsh-fs-sandbox, dsh-sandbox-local runner, dsh-tool-jobs; calls by an agent)')
 console.log(`1. cooperative 3-process shell (median of ${ROUNDS}): kill_shell ${mine.toFixed(2)} ms`)
 console.log(`   bare kill -TERM -pgid (same confined argv) + the leader's exit + its known pids gone: ${median(bare).toFixed(2)} ms, ratio ${(mine / median(bare)).toFixed(2)}x (target <= 1.5x); median of the ${ROUNDS} paired rounds' ratios ${median(ours.map((x, i) => x / bare[i])).toFixed(2)}x`)
-console.log(`   CPU time of this process per call (what load cannot stretch): kill_shell ${median(cpu.ours).toFixed(2)} ms (with no agent ${median(cpu.noJob).toFixed(2)} ms), bare ${median(cpu.bare).toFixed(2)} ms`)
+console.log(`   paired rounds' excess over the bare kill (median): kill_shell ${median(ours.map((x, i) => x - bare[i])).toFixed(2)} ms, the bare kill as a tool ${median(asTool.map((x, i) => x - bare[i])).toFixed(2)} ms`)
+console.log(`   the bare kill as a tool with kill_shell's definition, same pipeline (this host's floor for any kill_shell): ${median(asTool).toFixed(2)} ms, ${(median(asTool) / median(bare)).toFixed(2)}x bare; kill_shell / that floor ${(mine / median(asTool)).toFixed(2)}x`)
+console.log(`   CPU time of this process per call (what load cannot stretch): kill_shell ${median(cpu.ours).toFixed(2)} ms (with no agent ${median(cpu.noJob).toFixed(2)} ms), bare ${median(cpu.bare).toFixed(2)} ms (piped ${median(cpu.piped).toFixed(2)} ms), bare as a tool ${median(cpu.asTool).toFixed(2)} ms, no-op tool ${median(cpu.floor).toFixed(2)} ms`)
+console.log(`   the bare kill polling its pids on every event-loop turn instead of every 1 ms: ${median(spun).toFixed(2)} ms, ratio ${(mine / median(spun)).toFixed(2)}x`)
 console.log(`   (the old baseline, a full /proc scan per 1 ms poll: ${median(rescanned).toFixed(2)} ms, ratio ${(mine / median(rescanned)).toFixed(2)}x)`)
-console.log(`   breakdown: no-op tool call ${median(floor).toFixed(2)} ms, kill_shell with no agent (no host job) ${median(noJob).toFixed(2)} ms, registry.stop alone ${median(registryOnly).toFixed(2)} ms`)
+console.log(`   breakdown: bare kill with its output piped and drained ${median(piped).toFixed(2)} ms, no-op tool call ${median(floor).toFixed(2)} ms, kill_shell with no agent (no host job) ${median(noJob).toFixed(2)} ms, registry.stop alone ${median(registryOnly).toFixed(2)} ms`)
 
 const T = 1000
 {

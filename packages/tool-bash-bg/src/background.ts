@@ -91,7 +91,8 @@ export class BackgroundShell {
     // A shell whose log could not be written ended in error: its output is incomplete.
     this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : this.record.log_problem === undefined ? 'completed' : 'error'
     this.record.ended_at = new Date().toISOString()
-    return this.snapshot()
+    // The log was looked at a moment ago (sync): the end's snapshot need not look again.
+    return Object.freeze({ ...this.record })
   }
 
   private sync(): void {

@@ -1,7 +1,7 @@
 /** A cgroup per shell where the host may create one: membership a process cannot leave by setsid, a scrubbed environment or a new title. */
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmdirSync, statSync, watch, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
 /** How a shell's processes are tracked: a cgroup v2 (killed atomically), a v1 freezer cgroup (frozen, then killed), or none. */
@@ -20,6 +20,15 @@ export interface ShellCgroup {
   signal(signal: NodeJS.Signals): number
   /** Remove the cgroup once it is empty; false while members remain. */
   remove(): boolean
+  /**
+   * Whether a live process is in it or below (v2 `cgroup.events`: a member leaves it as it exits, before it is a
+   * zombie); undefined where the kind has no such file (v1).
+   */
+  populated?(): boolean | undefined
+  /** Call `onChange` whenever `populated` flips (inotify on `cgroup.events`); the disposer, or undefined where it cannot watch. */
+  watch?(onChange: () => void): (() => void) | undefined
+  /** Whether a process ever ran in it (v2 `cpu.stat` usage): its join happened, though every member may have exited since. */
+  ran?(): boolean
 }
 
 interface CgroupHost {
@@ -37,12 +46,30 @@ interface CgroupHost {
 /** Joins the cgroup named by $1 (its cgroup.procs), then runs the rest; a failed join still runs the command (tracked by marks). */
 const JOIN = 'echo $$ >"$1" 2>/dev/null; shift; exec "$@"'
 
-function readLines(path: string): string[] {
+/** One buffer for every cgroup file read: a kill reads a few, and readFileSync's stat and allocation cost more than the read. */
+const BUFFER = Buffer.alloc(16 * 1024)
+
+/** A cgroup file as text; undefined when it cannot be read (the cgroup is gone). */
+function readText(path: string): string | undefined {
+  let fd: number
   try {
-    return readFileSync(path, 'latin1').split('\n').filter((line) => line !== '')
+    fd = openSync(path, 'r')
   } catch {
-    return []
+    return undefined
   }
+  try {
+    let text = ''
+    for (let n; (n = readSync(fd, BUFFER, 0, BUFFER.length, null)) > 0;) text += BUFFER.toString('latin1', 0, n)
+    return text
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function readLines(path: string): string[] {
+  return (readText(path) ?? '').split('\n').filter((line) => line !== '')
 }
 
 function write(path: string, text: string): boolean {
@@ -93,6 +120,13 @@ function ownCgroups(): { v2?: string, freezer?: string } {
 
 function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
   const procs = join(path, 'cgroup.procs')
+  const events = join(path, 'cgroup.events')
+  // Kept open from the first look until removal: a read at offset 0 renders the file afresh, without an open.
+  let eventsFd: number | undefined
+  const closeEvents = () => {
+    if (eventsFd !== undefined) try { closeSync(eventsFd) } catch { /* already gone */ }
+    eventsFd = undefined
+  }
   // A member may make cgroups of its own below (a container runtime): they are still this shell's.
   const pids = (): number[] => [
     ...readLines(procs).map(Number).filter((pid) => pid > 0),
@@ -115,15 +149,51 @@ function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
       return sent
     },
     remove() {
-      if (!existsSync(path)) return true
-      for (const child of readdirNames(path)) shellCgroup(kind, join(path, child)).remove()
+      closeEvents()
+      // One rmdir in the common case; only a cgroup with cgroups of its own below (EBUSY) needs a walk first.
       try {
         rmdirSync(path)
         return true
-      } catch {
-        return false
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code === 'ENOENT') return true
+        if (code !== 'EBUSY' && code !== 'ENOTEMPTY') return false
+      }
+      const children = readdirNames(path)
+      if (children.length === 0) return false
+      for (const child of children) shellCgroup(kind, join(path, child)).remove()
+      try {
+        rmdirSync(path)
+        return true
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code === 'ENOENT'
       }
     },
+    ...kind === 'cgroup-v2' ? {
+      populated() {
+        let text: string
+        try {
+          eventsFd ??= openSync(events, 'r')
+          text = BUFFER.toString('latin1', 0, readSync(eventsFd, BUFFER, 0, BUFFER.length, 0))
+        } catch {
+          closeEvents()
+          return undefined
+        }
+        const line = /^populated (\d)$/m.exec(text)
+        return line === null ? undefined : line[1] === '1'
+      },
+      watch(onChange) {
+        try {
+          const watcher = watch(events, { persistent: false }, () => onChange())
+          // The cgroup removed under the watch ends it; that is no error of the kill's.
+          watcher.on('error', () => watcher.close())
+          return () => watcher.close()
+        } catch {
+          return undefined
+        }
+      },
+      ran: () => Number(/^usage_usec (\d+)$/m.exec(readText(join(path, 'cpu.stat')) ?? '')?.[1] ?? 0) > 0,
+    } : {},
   }
 }
 

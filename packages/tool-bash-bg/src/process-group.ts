@@ -26,6 +26,11 @@ export type GroupPhase =
 const NOTHING: ScanResult = { group: [], marked: [] }
 /** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */
 const DISCOVERY_MS = 20
+/**
+ * How soon after the start the cgroup's join is looked at (by then the leader has joined itself, else the host
+ * moves it in): a kill then knows the tracking in force without a read before its signal.
+ */
+const JOIN_LOOK_MS = 10
 /** After SIGKILL, how long to wait for the kernel to finish the group before reporting survivors. */
 const AFTER_SIGKILL_MS = 1000
 /** Poll ceilings once the leader exited: a kill's wait, and the watch of a group outliving its leader. */
@@ -49,6 +54,10 @@ export class ProcessGroup implements ShellProcesses {
   private readonly seen = new Map<number, number>()
   /** Set once the leader was seen in its cgroup: from then on the cgroup alone answers who is a member. */
   private joined = false
+  /** The pauses under way, woken early when the watched cgroup's `populated` flips. */
+  private readonly wakers = new Set<() => void>()
+  /** The watch on the joined cgroup's `populated` flip, from the join until the shell is empty. */
+  private unwatch: (() => void) | undefined
 
   constructor(
     leader: Leader, readonly marks: readonly string[] = [], private readonly sys: ProcessSyscalls = hostSyscalls,
@@ -66,6 +75,7 @@ export class ProcessGroup implements ShellProcesses {
         resolve(exit)
       })
     })
+    if (cgroup !== undefined) setTimeout(() => { if (this.phase.name === 'leader-alive') this.join() }, JOIN_LOOK_MS).unref()
   }
 
   get pid(): number {
@@ -77,13 +87,19 @@ export class ProcessGroup implements ShellProcesses {
   }
 
   /**
-   * Whether the cgroup holds the shell: the leader joined it, or (its join not run yet, so no child of it exists)
-   * the host moves it in now. A join that failed leaves the shell to the marks.
+   * Whether the cgroup holds the shell: the leader joined it (members now, or a process ran there and all have
+   * exited since), or (its join not run yet, so no child of it exists) the host moves it in now. A join that failed
+   * leaves the shell to the marks.
    */
   private join(): boolean {
     if (this.joined || this.cgroup === undefined) return this.joined
-    const pids = this.cgroup.pids()
-    this.joined = pids.length > 0 || (this.phase.name === 'leader-alive' && this.cgroup.adopt(this.pgid) && this.cgroup.pids().includes(this.pgid))
+    const populated = this.cgroup.populated?.() ?? this.cgroup.pids().length > 0
+    this.joined = populated || this.cgroup.ran?.() === true
+      || (this.phase.name === 'leader-alive' && this.cgroup.adopt(this.pgid) && this.cgroup.pids().includes(this.pgid))
+    // Set up here, off a kill's path (the join is looked at soon after the start): a kill's wait wakes on the flip.
+    if (this.joined && this.cgroup.populated !== undefined) {
+      this.unwatch = this.cgroup.watch?.(() => { for (const wake of this.wakers) wake() })
+    }
     return this.joined
   }
 
@@ -94,6 +110,8 @@ export class ProcessGroup implements ShellProcesses {
    */
   private cgroupLook(): ScanResult | undefined {
     if (!this.join() || this.cgroup === undefined) return undefined
+    // One small file says whether anything is left, nested cgroups included: no member list, no stat.
+    if (this.cgroup.populated?.() === false) return NOTHING
     const pids = this.cgroup.pids()
     const found: ScanResult = { group: [], marked: [] }
     const guarded = protectedPids(this.sys)
@@ -117,6 +135,8 @@ export class ProcessGroup implements ShellProcesses {
     this.phase = { name, exit: this.phase.exit }
     if (name === 'empty') {
       this.live = 0
+      this.unwatch?.()
+      this.unwatch = undefined
       this.cgroup?.remove()
       this.markEmptied()
     }
@@ -207,7 +227,8 @@ export class ProcessGroup implements ShellProcesses {
     if (this.phase.name === 'empty') return false
     this.guard()
     this.owed = { signal, sent: new Set() }
-    // SIGKILL reaches every member at once (cgroup.kill): a forking process cannot outrun it.
+    // SIGKILL reaches every member at once (cgroup.kill): a forking process cannot outrun it. The join was looked
+    // at soon after the start (JOIN_LOOK_MS), so a kill seldom reads anything before its signal.
     const all = this.join() && signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
     if (this.phase.name === 'leader-alive') {
       const sent = this.sys.signal(-this.pgid, signal) || all
@@ -275,15 +296,42 @@ export class ProcessGroup implements ShellProcesses {
     return fields[0] !== 'Z' && fields[0] !== 'X' && Number(fields[19]) >= this.leaderStart
   }
 
-  /** Sleep up to `ms`, waking early when the leader exits (while it lives) or the shell empties. */
+  /** Sleep up to `ms`, waking early when the leader exits (while it lives), the watched cgroup flips, or the shell empties. */
   private pause(ms: number, keepAlive: boolean, leaderAlive: boolean): Promise<void> {
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms)
+      const wake = () => {
+        clearTimeout(timer)
+        this.wakers.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, ms)
       if (!keepAlive) timer.unref()
-      const wake = () => { clearTimeout(timer); resolve() }
+      this.wakers.add(wake)
       if (leaderAlive) void this.exited.then(wake)
       void this.emptied.then(wake)
     })
+  }
+
+  /** A joined cgroup with nothing left in it (one file read): the shell is empty, recorded as a census records it. */
+  private cgroupEmptied(): boolean {
+    if (!this.joined || this.cgroup?.populated?.() !== false) return false
+    this.observe(NOTHING)
+    return true
+  }
+
+  /**
+   * A kill's wait once the leader exited, in a joined cgroup watched for its `populated` flip: the flip to empty wakes
+   * it (inotify), so nothing is read while the members die; a timer (doubling to KILL_POLL_MS) takes a census
+   * meanwhile, which delivers the signal owed to members outside the group and to their forks.
+   */
+  private async waitCgroupEmptied(deadline: number): Promise<boolean> {
+    for (let interval = 1; ; interval = Math.min(interval * 2, KILL_POLL_MS)) {
+      if (this.cgroupEmptied()) return true
+      const left = deadline - Date.now()
+      if (left <= 0) return false
+      await this.pause(Math.min(interval, left), true, false)
+      if (this.cgroupEmptied() || this.census().length === 0) return true
+    }
   }
 
   /**
@@ -301,6 +349,7 @@ export class ProcessGroup implements ShellProcesses {
         const leaderAlive = this.phase.name === 'leader-alive'
         const passive = !keepAlive && this.active > 0
         if (this.phase.name === 'empty') return true
+        if (keepAlive && !leaderAlive && this.unwatch !== undefined) return await this.waitCgroupEmptied(deadline)
         let watched: number[] = []
         if (!leaderAlive && !passive) {
           watched = keepAlive ? this.census() : this.members()
