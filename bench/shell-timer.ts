@@ -7,8 +7,8 @@ import type { SelfTimed } from './time.ts'
 
 export interface ShellTimer {
   /** Run the command once (output to /dev/null); its wall time in ms, as the shell measured it. */
-  run(): Promise<SelfTimed>
-  close(): void
+  run: () => Promise<SelfTimed>
+  close: () => void
 }
 
 export function shellTimer(command: readonly string[]): ShellTimer {

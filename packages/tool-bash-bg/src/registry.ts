@@ -206,9 +206,10 @@ export class ShellRegistry implements BackgroundShells {
     const elapsed = () => Math.round(performance.now() - started)
     const shell = this.owned(id, caller)
     if (shell === undefined) throw notFound(id)
+    // Nothing was sent, so nothing was waited for: 0, not the time this call took to learn it.
     const exited = async (): Promise<StopOutcome> => ({
       outcome: 'already-exited', signal_sent: 'none', force_killed: false, exit_code: shell.record.exit_code,
-      elapsed_ms: elapsed(), timeout_ms: request.timeoutMs, survivors: [], shell: await shell.settled,
+      elapsed_ms: 0, timeout_ms: request.timeoutMs, survivors: [], shell: await shell.settled,
     })
     if (!shell.running) return exited()
     const jobId = shell.record.job_id

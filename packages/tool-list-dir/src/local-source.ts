@@ -1,4 +1,5 @@
-// Directory reads on the local disk: one handle per directory (opened without following links, read through /proc/<pid>/fd), entries with their details.
+// Directory reads on the local disk: one handle per directory (opened without following links, read through
+// /proc/<pid>/fd), entries with their details.
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, statSync, type Dirent, type Stats } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
