@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmdirSync, statSync, watch, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { readProc } from './syscalls.ts'
 
 /** How a shell's processes are tracked: a cgroup v2 (killed atomically), a v1 freezer cgroup (frozen, then killed), or none. */
 type CgroupKind = 'cgroup-v2' | 'cgroup-v1'
@@ -46,30 +47,11 @@ interface CgroupHost {
 /** Joins the cgroup named by $1 (its cgroup.procs), then runs the rest; a failed join still runs the command (tracked by marks). */
 const JOIN = 'echo $$ >"$1" 2>/dev/null; shift; exec "$@"'
 
-/** One buffer for every cgroup file read: a kill reads a few, and readFileSync's stat and allocation cost more than the read. */
+/** The buffer cgroup.events is read into through its kept descriptor (one pread, no open or stat). */
 const BUFFER = Buffer.alloc(16 * 1024)
 
-/** A cgroup file as text; undefined when it cannot be read (the cgroup is gone). */
-function readText(path: string): string | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, 'r')
-  } catch {
-    return undefined
-  }
-  try {
-    let text = ''
-    for (let n; (n = readSync(fd, BUFFER, 0, BUFFER.length, null)) > 0;) text += BUFFER.toString('latin1', 0, n)
-    return text
-  } catch {
-    return undefined
-  } finally {
-    closeSync(fd)
-  }
-}
-
 function readLines(path: string): string[] {
-  return (readText(path) ?? '').split('\n').filter((line) => line !== '')
+  return (readProc(path) ?? '').split('\n').filter((line) => line !== '')
 }
 
 function write(path: string, text: string): boolean {
@@ -192,7 +174,7 @@ function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
           return undefined
         }
       },
-      ran: () => Number(/^usage_usec (\d+)$/m.exec(readText(join(path, 'cpu.stat')) ?? '')?.[1] ?? 0) > 0,
+      ran: () => Number(/^usage_usec (\d+)$/m.exec(readProc(join(path, 'cpu.stat')) ?? '')?.[1] ?? 0) > 0,
     } : {},
   }
 }

@@ -29,11 +29,11 @@ let pidMax: number | undefined
 const BUFFER = Buffer.alloc(16 * 1024)
 
 /**
- * A /proc file as latin1 text; undefined when it cannot be read (gone, or another user's). `whole`: the file is
- * one short record that the kernel hands over in one read (stat), so a short read is its end: one syscall fewer
- * per process in every census.
+ * A /proc or cgroup file as latin1 text; undefined when it cannot be read (gone, or another user's). `whole`: the
+ * file is one short record that the kernel hands over in one read (stat), so a short read is its end: one syscall
+ * fewer per process in every census.
  */
-function readProc(path: string, whole = false): string | undefined {
+export function readProc(path: string, whole = false): string | undefined {
   let fd: number
   try {
     fd = openSync(path, 'r')
