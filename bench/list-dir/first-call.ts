@@ -6,7 +6,7 @@
 import '../../packages/testkit/src/polyfill.ts'
 import { performance } from 'node:perf_hooks'
 import { bootHost, execTool } from '@gencode-ai/testkit'
-import * as ListDir from '@gencode-ai/dsh-tool-list-dir'
+import * as ListDir from '../../packages/tool-list-dir/dist/index.js'
 
 const [cwd, path] = process.argv.slice(2) as [string, string]
 const host = await bootHost({ cwd, sandbox: 'workspace-write' })

@@ -19,7 +19,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { bootHost, execTool, removeTmpDir, makeTmpDir, type Host } from '@gencode-ai/testkit'
-import * as ListDir from '@gencode-ai/dsh-tool-list-dir'
+import * as ListDir from '../../packages/tool-list-dir/dist/index.js'
 import { shellTimer } from '../shell-timer.ts'
 import { alternate, time } from '../time.ts'
 

@@ -19,17 +19,23 @@ export const MAX_SMALL_FILE = 8 * 1024 * 1024
  */
 export class GitIgnore {
   /**
-   * The last two characters (one, if an ending is that short) of every rule's literal ending: a name ending otherwise
-   * matches no rule, at one Set lookup. Two, as most names end in `s` like `node_modules`, few in `es`.
+   * The last two characters (one, if an ending is that short) of every rule's literal ending, as marks in a table: a name
+   * ending otherwise matches no rule, at one indexed read (a Set lookup per entry was a walk's costliest call). Two, as
+   * most names end in `s` like `node_modules`, few in `es`.
    */
-  private readonly tails: Set<number> | undefined
+  private readonly tails: Uint8Array | undefined
   private readonly tailLength: number
 
   constructor(private readonly layers: readonly ReturnType<typeof layerOf>[] = [], private readonly scope?: TrackedScope) {
     const endings = layers.map((layer) => layer.endings)
     const all = endings.every((list) => list !== undefined) ? endings.flat() : undefined
     this.tailLength = all?.every((ending) => ending.length >= 2) === true ? 2 : 1
-    this.tails = all === undefined ? undefined : new Set(all.map((ending) => tailOf(ending, this.tailLength)))
+    if (all === undefined) {
+      this.tails = undefined
+      return
+    }
+    this.tails = new Uint8Array(0x10000)
+    for (const ending of all) this.tails[tailOf(ending, this.tailLength)] = 1
   }
 
   with(base: string, text: string): GitIgnore {
@@ -56,7 +62,7 @@ export class GitIgnore {
   }
 
   private matches(dir: string, name: string, directory: boolean): boolean {
-    if (this.tails !== undefined && (name.length < this.tailLength || !this.tails.has(tailOf(name, this.tailLength)))) return false
+    if (this.tails !== undefined && (name.length < this.tailLength || this.tails[tailOf(name, this.tailLength)] !== 1)) return false
     // Per entry: an indexed loop (for-of measured ~10% slower); a literal ending rules most names out before the µs-a-path matcher.
     for (let index = 0; index < this.layers.length; index++) {
       const layer = this.layers[index]
@@ -107,9 +113,10 @@ class TrackedScope {
   }
 }
 
+/** A name's tail as an index of the marks table: its last character, or the low bytes of its last two (shared: a closer look). */
 const tailOf = (text: string, length: number): number => length === 1
   ? text.charCodeAt(text.length - 1)
-  : text.charCodeAt(text.length - 2) * 0x10000 + text.charCodeAt(text.length - 1)
+  : ((text.charCodeAt(text.length - 2) & 0xff) << 8) | (text.charCodeAt(text.length - 1) & 0xff)
 
 function endsWithAny(name: string, endings: readonly string[]): boolean {
   for (const ending of endings) if (name.endsWith(ending)) return true

@@ -7,7 +7,13 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { fsPath, nameFromBytes } from '@gencode-ai/dsh-tool-common'
 import { checkAborted } from './errors.ts'
 import { MAX_SMALL_FILE } from './gitignore.ts'
+import { andThen, type Maybe } from './steps.ts'
 import type { Bare, Child, Dir, DirSource, LinkMode } from './types.ts'
+
+/** A directory's read: where its entries are reached, the entries, and whether it was read at once (small). */
+type Read = [base: string | Buffer, dirents: Dirent[], small: boolean]
+/** A bare read, with what `exact` needs to re-read it. */
+interface LocalBare extends Bare<Dirent> { read: Read }
 
 /** Sync stats in slices, yielding between them: a promise per stat cost about 7x `ls -l` on 100k entries, slices 1x. */
 const SLICE = 256
@@ -55,38 +61,47 @@ export class LocalSource implements DirSource {
   /** Entries read synchronously since the walk last yielded. */
   private run = 0
 
-  async children(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Child[]> {
-    const [base, dirents] = await this.read(dir, signal)
-    return await this.shape(base, dirents, links, signal)
+  children(dir: Dir, links: LinkMode, signal: AbortSignal): Maybe<Child[]> {
+    return andThen(this.read(dir, signal), (read) => this.shape(read, links, signal))
   }
 
-  /** Node's own Dirents, when every name read back as it is (no U+FFFD) and links are kept as entries (no stat each). */
-  async bare(dir: Dir, links: LinkMode, signal: AbortSignal): Promise<Bare<Dirent> | Child[]> {
-    const [base, dirents] = await this.read(dir, signal)
-    if (links === 'follow') return await this.shape(base, dirents, links, signal)
-    for (let index = 0; index < dirents.length; index++) {
-      if ((dirents[index] as Dirent).name.includes('\ufffd')) return await this.shape(base, dirents, links, signal)
-    }
-    checkAborted(signal)
-    return { items: dirents, name: nameOf, type: typeOf }
-  }
-
-  /** Open `dir` and read its entries with their types: synchronously when it is small, yielding to the loop now and then. */
-  private async read(dir: Dir, signal: AbortSignal): Promise<[base: string | Buffer, dirents: Dirent[]]> {
-    const [base, small] = this.enter(dir)
-    if (small && this.run > SYNC_RUN) {
-      this.run = 0
-      await yieldToLoop()
+  /** Node's own Dirents, where links are kept as entries (no stat each); names as decoded, `exact` re-reads them as bytes. */
+  bare(dir: Dir, links: LinkMode, signal: AbortSignal): Maybe<Bare<Dirent> | Child[]> {
+    return andThen(this.read(dir, signal), (read): Maybe<LocalBare | Child[]> => {
+      if (links === 'follow') return this.shape(read, links, signal)
       checkAborted(signal)
-    }
-    const dirents: Dirent[] = small ? readdirSync(base, { withFileTypes: true }) : await readdir(base, { withFileTypes: true })
-    if (small) this.run += dirents.length
-    return [base, dirents]
+      return { items: read[1], name: nameOf, type: typeOf, read }
+    })
   }
 
-  private async shape(base: string | Buffer, dirents: Dirent[], links: LinkMode, signal: AbortSignal): Promise<Child[]> {
+  exact(bare: Bare, links: LinkMode, signal: AbortSignal): Maybe<Child[]> {
+    return this.shape((bare as LocalBare).read, links, signal)
+  }
+
+  /**
+   * Open `dir` and read its entries with their types: at once when it is small (yielding to the event loop first after
+   * SYNC_RUN entries read so), through the thread pool when large.
+   */
+  private read(dir: Dir, signal: AbortSignal): Maybe<Read> {
+    const [base, small] = this.enter(dir)
+    if (!small) return readdir(base, { withFileTypes: true }).then((dirents): Read => [base, dirents, false])
+    if (this.run <= SYNC_RUN) return this.readNow(base)
+    this.run = 0
+    return yieldToLoop().then(() => {
+      checkAborted(signal)
+      return this.readNow(base)
+    })
+  }
+
+  private readNow(base: string | Buffer): Read {
+    const dirents = readdirSync(base, { withFileTypes: true })
+    this.run += dirents.length
+    return [base, dirents, true]
+  }
+
+  private shape([base, dirents, small]: Read, links: LinkMode, signal: AbortSignal): Maybe<Child[]> {
     // One pass (a walk visits every entry): the children, whether a name read back with U+FFFD, whether any is a link.
-    let children: Child[] = []
+    const children: Child[] = []
     let replaced = false
     let linked = false
     for (let index = 0; index < dirents.length; index++) {
@@ -98,20 +113,25 @@ export class LocalSource implements DirSource {
       children.push({ name, type })
     }
     // A name that is not valid UTF-8 reads back with U+FFFD: re-read as bytes, so it is listed (and reached) as it is.
-    if (replaced) {
-      const raw = await readdir(base, { withFileTypes: true, encoding: 'buffer' })
-      children = raw.map((dirent): Child => ({ name: nameFromBytes(dirent.name as unknown as Buffer), type: typeOf(dirent) }))
+    if (!replaced) return this.followed(base, children, links, linked, signal)
+    const options = { withFileTypes: true, encoding: 'buffer' } as const
+    const named = (raw: Dirent<Buffer>[]): Maybe<Child[]> => {
+      checkAborted(signal)
+      const renamed = raw.map((dirent): Child => ({ name: nameFromBytes(dirent.name), type: typeOf(dirent) }))
+      return this.followed(base, renamed, links, linked, signal)
     }
+    return small ? named(readdirSync(base, options)) : readdir(base, options).then(named)
+  }
+
+  /** `follow` (the README's plain mode) reports what a link points at; only links pay for a stat. */
+  private followed(base: string | Buffer, children: Child[], links: LinkMode, linked: boolean, signal: AbortSignal): Maybe<Child[]> {
     checkAborted(signal)
-    // `follow` (the README's plain mode) reports what a link points at; only links pay for a stat.
+    if (links !== 'follow' || !linked) return children
     // A link that dangles, loops (ELOOP) or passes through a file or an unreadable directory is other.
-    if (links === 'follow' && linked) {
-      await inSlices(children.filter((child) => child.type === 'symlink'), signal, (child) => {
-        const info = statOf(under(base, child.name), true)
-        child.type = info === undefined ? 'other' : typeOf(info)
-      })
-    }
-    return children
+    return andThen(inSlices(children.filter((child) => child.type === 'symlink'), signal, (child) => {
+      const info = statOf(under(base, child.name), true)
+      child.type = info === undefined ? 'other' : typeOf(info)
+    }), () => children)
   }
 
   /** Open `dir` (the listed one by its checked realpath, one reached by descending by name from its open parent, never through a link). */
@@ -156,20 +176,23 @@ export class LocalSource implements DirSource {
     for (const dir of this.handles.keys()) this.release(dir) // deleting the current key keeps a Map's iteration valid
   }
 
-  async count(dir: Dir, signal: AbortSignal): Promise<number> {
+  count(dir: Dir, signal: AbortSignal): Maybe<number> {
     const [base, small] = this.enter(dir)
-    try {
-      const names = small ? readdirSync(base) : await readdir(base)
+    const counted = (names: readonly unknown[]): number => {
       checkAborted(signal)
       return names.length
+    }
+    if (!small) return readdir(base).then(counted).finally(() => { this.release(dir) })
+    try {
+      return counted(readdirSync(base))
     } finally {
       this.release(dir)
     }
   }
 
-  // Synchronous, as a walk reads a .gitignore per directory that has one: four thread-pool round trips each cost more than
+  // At once, as a walk reads a .gitignore per directory that has one: four thread-pool round trips each cost more than
   // the read (at most MAX_SMALL_FILE, a few ms at worst).
-  async readSmall(dir: Dir, name: string): Promise<string | undefined> {
+  readSmall(dir: Dir, name: string): string | undefined {
     // Never through a symlink (as git), never blocking on a FIFO; the size is checked on what was opened, before reading.
     const flag = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
     let fd
@@ -197,7 +220,7 @@ export class LocalSource implements DirSource {
     }
   }
 
-  async exists(dir: Dir, name: string): Promise<boolean> {
+  exists(dir: Dir, name: string): boolean {
     return statOf(under(this.base(dir), name), false) !== undefined
   }
 
@@ -210,9 +233,9 @@ export class LocalSource implements DirSource {
     return { display: joinName(dir.display, name), local: joinName(dir.local as string, name), nested: true, parent: dir, name }
   }
 
-  async details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Promise<void> {
+  details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Maybe<void> {
     const base = this.base(dir)
-    await inSlices(children, signal, (child) => {
+    return inSlices(children, signal, (child) => {
       if (!meta && child.type !== 'file') return
       if (meta ? child.mtimeMs !== undefined : child.size !== undefined) return // already fetched to sort
       const path = under(base, child.name)
@@ -260,7 +283,17 @@ function statOf(path: string | Buffer, follow: boolean): Stats | undefined {
   }
 }
 
-async function inSlices<T>(items: T[], signal: AbortSignal, each: (item: T) => void): Promise<void> {
+/** `each` over `items`: at once for a slice's worth, else slice by slice with a yield to the event loop between them. */
+function inSlices<T>(items: T[], signal: AbortSignal, each: (item: T) => void): Maybe<void> {
+  checkAborted(signal)
+  if (items.length <= SLICE) {
+    for (let index = 0; index < items.length; index++) each(items[index] as T)
+    return
+  }
+  return sliced(items, signal, each)
+}
+
+async function sliced<T>(items: T[], signal: AbortSignal, each: (item: T) => void): Promise<void> {
   for (let start = 0; start < items.length; start += SLICE) {
     if (start > 0) await yieldToLoop()
     checkAborted(signal)

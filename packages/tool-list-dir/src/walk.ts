@@ -2,6 +2,7 @@
 import type { ListRequest } from './args.ts'
 import { checkAborted } from './errors.ts'
 import { HEAVY, type GitIgnore, type Repo } from './gitignore.ts'
+import { drive, isPromise, type Maybe, settle, type Steps, andThen } from './steps.ts'
 import type { Bare, Child, Dir, DirSource } from './types.ts'
 
 /** The walk stops descending here; totals past it are reported as lower bounds, never as exact. */
@@ -11,6 +12,8 @@ export const WALK_BUDGET = 200_000
 const READ_AHEAD = 16
 
 type Compare = (a: Child, b: Child) => number
+/** Whether git ignores an entry of the directory being read. */
+type Matcher = (name: string, directory: boolean) => boolean
 
 const GROUP: Record<Child['type'], number> = { directory: 0, file: 1, symlink: 2, other: 2 }
 
@@ -30,10 +33,16 @@ const ORDERS: Record<ListRequest['sort'], Compare> = {
 interface Item { child: Child, rel: string, siblingsCut?: boolean }
 
 /** A directory and its read: the children, and the text of its own .gitignore when the walk uses one. */
-type Reading = [Dir, Promise<Listed>]
+type Reading = [Dir, Maybe<Listed>]
 interface Listed { children: Child[] | Bare, gitignore: string | undefined }
+/** A visited read's place in its parent's list of reads. */
+const DONE: Reading = [{ display: '' }, { children: [], gitignore: undefined }]
 
-/** List a directory, or walk it to `depth` in pre-order; sorted before truncation, stats only for what is shown or sorted on. */
+/**
+ * List a directory, or walk it to `depth` in pre-order; sorted before truncation, stats only for what is shown or sorted on.
+ * The walk is steps (a generator) that wait only where a source's read is a promise: a local walk reads synchronously, its
+ * source yielding to the event loop now and then, with no promise or microtask per directory.
+ */
 export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
   const order = ORDERS[request.sort]
   const readAhead = source.readAhead ?? READ_AHEAD
@@ -53,25 +62,82 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   const plain = request.pattern === undefined && request.only === undefined
   const bare = source.bare?.bind(source)
 
-  // Start reading a directory; the read is awaited later, or dropped when the walk stops early. Once the window is full
-  // without filters (it only fills), what is read is only counted: bare, without an object per entry where the source can.
+  const withGitignore = (dir: Dir, children: Child[] | Bare): Maybe<Listed> => {
+    if (repo === undefined || !hasGitignore(children)) return { children, gitignore: undefined }
+    return andThen(source.readSmall(dir, '.gitignore', signal), (gitignore) => ({ children, gitignore }))
+  }
+  // Start reading a directory; the read is settled at its visit, or dropped when the walk stops early. Once the window is
+  // full without filters (it only fills), what is read is only counted: bare, without an object per entry where it can be.
   const open = (dir: Dir): Reading => {
     const counted = plain && result.shown.length >= request.cap
-    const read = counted && bare !== undefined ? bare(dir, request.links, signal) : source.children(dir, request.links, signal)
-    // No async callback: one promise fewer per directory where most have no .gitignore.
-    const listed = read.then((children): Listed | Promise<Listed> => {
-      if (repo === undefined || !hasGitignore(children)) return { children, gitignore: undefined }
-      return source.readSmall(dir, '.gitignore', signal).then((gitignore) => ({ children, gitignore }))
-    }, (error: unknown) => {
+    let listed: Maybe<Listed>
+    try {
+      const read = counted && bare !== undefined ? bare(dir, request.links, signal) : source.children(dir, request.links, signal)
+      listed = isPromise(read) ? read.then((children) => withGitignore(dir, children)) : withGitignore(dir, read)
+    } catch (error) {
+      listed = Promise.reject(error)
+    }
+    if (!isPromise(listed)) return [dir, listed]
+    const failing = listed.catch((error: unknown) => {
       source.release?.(dir)
       throw error
     })
-    listed.catch(() => undefined)
-    return [dir, listed]
+    failing.catch(() => undefined) // dropped unvisited when the walk stops early: never an unhandled rejection
+    return [dir, failing]
   }
 
-  const visit = async ([dir, reading]: Reading, prefix: string, level: number, inherited?: GitIgnore): Promise<void> => {
-    const { children: read, gitignore } = await reading
+  /**
+   * Count a bare read and collect the directories to enter, in one indexed pass with counts in locals; false, nothing
+   * counted, when a name it must use holds U+FFFD (an ignore glob's, a directory's, a gitignored file's).
+   */
+  const countBare = (read: Bare, gitignored: Matcher | undefined, deeper: boolean, children: Child[]): boolean => {
+    const { items } = read
+    const skim = request.skim
+    let files = 0
+    let directories = 0
+    let symlinks = 0
+    let others = 0
+    let ignored = 0
+    let hidden = 0
+    for (let index = 0; index < items.length; index++) {
+      const item = items[index]
+      const name = read.name(item)
+      if (ignore !== undefined) {
+        if (name.includes('\ufffd')) return false
+        if (ignore(name)) {
+          ignored++
+          continue
+        }
+      }
+      const type = read.type(item)
+      if (type === 'directory') {
+        if (name.includes('\ufffd')) return false
+        directories++
+        // A gitignored directory is counted and shown collapsed, never entered.
+        if (deeper && !(gitignored !== undefined && gitignored(name, true)) && !(skim && HEAVY.has(name))) children.push({ name, type })
+        continue
+      }
+      if (gitignored !== undefined && gitignored(name, false)) {
+        if (name.includes('\ufffd')) return false
+        hidden++
+        continue
+      }
+      if (type === 'file') files++
+      else if (type === 'symlink') symlinks++
+      else others++
+    }
+    result.total += files + directories + symlinks + others
+    counts.file += files
+    counts.directory += directories
+    counts.symlink += symlinks
+    counts.other += others
+    result.ignored += ignored
+    result.gitignored += hidden
+    return true
+  }
+
+  function* visit([dir, reading]: Reading, prefix: string, level: number, inherited?: GitIgnore): Steps<void> {
+    const { children: read, gitignore } = yield* settle(reading)
     const base = `${repo?.prefix ?? ''}${prefix === '' ? '' : `${prefix}/`}`
     const rules = gitignore === undefined || inherited === undefined ? inherited : inherited.with(base, gitignore)
     const gitignored = rules?.inDirectory(base)
@@ -81,30 +147,12 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     const counted = plain && result.shown.length >= request.cap
     // One indexed pass, no closure per entry (a walk's every entry goes through it): filters, then collapsed directories.
     const children: Child[] = []
-    // Read bare (so counted, as the window only fills): counted here, an object only for each directory to enter.
-    const all = Array.isArray(read) ? read : []
-    if (!Array.isArray(read)) {
-      const { items } = read
-      for (let index = 0; index < items.length; index++) {
-        const item = items[index]
-        const name = read.name(item)
-        if (ignore !== undefined && ignore(name)) {
-          result.ignored++
-          continue
-        }
-        const type = read.type(item)
-        const directory = type === 'directory'
-        if (gitignored !== undefined && gitignored(name, directory)) {
-          if (!directory) {
-            result.gitignored++
-            continue
-          }
-        } else if (directory && deeper && !(request.skim && HEAVY.has(name))) {
-          children.push({ name, type })
-        }
-        result.total++
-        tally(type)
-      }
+    // Read bare (so counted, as the window only fills): counted here, an object only for each directory to enter. A name it
+    // must use that may stand for raw bytes has the directory re-read exactly, and counted as children instead.
+    let all = Array.isArray(read) ? read : []
+    if (!Array.isArray(read) && !countBare(read, gitignored, deeper, children)) {
+      children.length = 0
+      all = yield* settle((source.exact as NonNullable<DirSource['exact']>)(read, request.links, signal))
     }
     for (let index = 0; index < all.length; index++) {
       const child = all[index] as Child
@@ -130,7 +178,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       children.push(child)
     }
     if (!counted && (request.sort === 'size' || request.sort === 'modified')) {
-      await source.details(dir, children, request.links, request.sort === 'modified', signal)
+      yield* settle(source.details(dir, children, request.links, request.sort === 'modified', signal))
     }
     // Without filters each child takes a place in the window: only the first `places` of them can be shown, so only
     // they need ordering (the collator is most of a walk's CPU time); the rest are only counted, in any order.
@@ -182,7 +230,10 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
         if (ahead.type === 'directory' && ahead.collapsed === undefined) reads.push(open(source.child(dir, ahead.name, ahead)))
       }
       try {
-        await visit(reads[visited - 1] ?? open(source.child(dir, child.name, child)), rel, level + 1, rules)
+        const next = reads[visited - 1] ?? open(source.child(dir, child.name, child))
+        // Let go of a visited read: its entries would otherwise live (and be copied by the GC) until this directory ends.
+        reads[visited - 1] = DONE
+        yield* visit(next, rel, level + 1, rules)
       } catch (error) {
         checkAborted(signal)
         // Reported on its entry, not fatal, and listed even when the filters would hide it: the gap is never silent.
@@ -194,25 +245,33 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       }
     }
     // Details of what is shown, while this directory is still open: through its handle, never by a path.
-    if (shownHere.length > 0) await shown(dir, shownHere)
+    if (shownHere.length > 0) yield* shown(dir, shownHere)
     source.release?.(dir)
   }
 
-  const shown = async (dir: Dir, shownHere: Child[]): Promise<void> => {
-    await source.details(dir, shownHere, request.links, request.links === 'keep', signal)
-    await Promise.all(shownHere.filter((child) => child.collapsed !== undefined).map(async (child) => {
+  function* shown(dir: Dir, shownHere: Child[]): Steps<void> {
+    yield* settle(source.details(dir, shownHere, request.links, request.links === 'keep', signal))
+    // A collapsed directory shows how many direct children it has: one readdir each, shown ones only, all at once.
+    const failed = (child: Child) => (error: unknown): void => {
+      checkAborted(signal)
+      child.error = describeError(error)
+    }
+    const counting: Promise<void>[] = []
+    for (const child of shownHere) {
+      if (child.collapsed === undefined) continue
       try {
-        // A collapsed directory shows how many direct children it has: one readdir each, shown ones only.
-        child.children = await source.count(source.child(dir, child.name, child), signal)
+        const count = source.count(source.child(dir, child.name, child), signal)
+        if (isPromise(count)) counting.push(count.then((children) => { child.children = children }, failed(child)))
+        else child.children = count
       } catch (error) {
-        checkAborted(signal)
-        child.error = describeError(error)
+        failed(child)(error)
       }
-    }))
+    }
+    if (counting.length > 0) yield Promise.all(counting)
   }
 
   try {
-    await visit(open(root), '', 1, repo?.rules)
+    await drive(visit(open(root), '', 1, repo?.rules))
   } finally {
     source.close?.()
   }
