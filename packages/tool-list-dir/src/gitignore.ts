@@ -34,7 +34,7 @@ export class GitIgnore {
       this.tails = undefined
       return
     }
-    this.tails = new Uint8Array(0x10000)
+    this.tails = new Uint8Array(TAIL_MARKS)
     for (const ending of all) this.tails[tailOf(ending, this.tailLength)] = 1
   }
 
@@ -113,10 +113,12 @@ class TrackedScope {
   }
 }
 
-/** A name's tail as an index of the marks table: its last character, or the low bytes of its last two (shared: a closer look). */
+/** The marks table's size: 4 KiB for each set of rules (one per directory with a .gitignore), not 64. */
+const TAIL_MARKS = 0x1000
+/** A name's tail as an index of the marks table: the low bits of its last character, or of its last two (shared: a closer look). */
 const tailOf = (text: string, length: number): number => length === 1
-  ? text.charCodeAt(text.length - 1)
-  : ((text.charCodeAt(text.length - 2) & 0xff) << 8) | (text.charCodeAt(text.length - 1) & 0xff)
+  ? text.charCodeAt(text.length - 1) & 0xfff
+  : ((text.charCodeAt(text.length - 2) & 0x3f) << 6) | (text.charCodeAt(text.length - 1) & 0x3f)
 
 function endsWithAny(name: string, endings: readonly string[]): boolean {
   for (const ending of endings) if (name.endsWith(ending)) return true

@@ -35,8 +35,6 @@ interface Item { child: Child, rel: string, siblingsCut?: boolean }
 /** A directory and its read: the children, and the text of its own .gitignore when the walk uses one. */
 type Reading = [Dir, Maybe<Listed>]
 interface Listed { children: Child[] | Bare, gitignore: string | undefined }
-/** A visited read's place in its parent's list of reads. */
-const DONE: Reading = [{ display: '' }, { children: [], gitignore: undefined }]
 
 /**
  * List a directory, or walk it to `depth` in pre-order; sorted before truncation, stats only for what is shown or sorted on.
@@ -198,7 +196,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       }
     }
     // reads[k]: the k-th directory entered here, opened up to `readAhead` ahead of its visit; `scanned`: children looked at for it.
-    const reads: Reading[] = []
+    const reads: (Reading | undefined)[] = []
     let scanned = 0
     let visited = 0
     for (let index = 0; index < children.length; index++) {
@@ -232,7 +230,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       try {
         const next = reads[visited - 1] ?? open(source.child(dir, child.name, child))
         // Let go of a visited read: its entries would otherwise live (and be copied by the GC) until this directory ends.
-        reads[visited - 1] = DONE
+        reads[visited - 1] = undefined
         yield* visit(next, rel, level + 1, rules)
       } catch (error) {
         checkAborted(signal)
