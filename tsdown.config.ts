@@ -4,7 +4,7 @@ import { defineConfig, type UserConfig } from 'tsdown'
 
 /** Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser). */
 const PLUGINS: Record<string, string[]> = {
-  'tool-list-dir': ['src/index.ts'],
+  'tool-list-dir': ['src/index.ts', 'src/count-worker.ts'],
   'tool-read': ['src/index.ts', 'src/pdf-worker.ts'],
   'tool-bash-bg': ['src/index.ts'],
   'tool-kill-shell': ['src/index.ts'],

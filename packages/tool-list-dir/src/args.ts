@@ -68,6 +68,7 @@ export function parseArgs(args: ListArgs, maxEntries: number) {
     ...mode,
     path: args.path,
     ignore: ignoreMatcher(args.ignore ?? []),
+    ignoreGlobs: args.ignore ?? [],
     depth: mode.recursive ? depth : 1,
     pattern: args.pattern === undefined ? undefined : patternMatcher(args.pattern),
     sort: args.sort ?? 'type',

@@ -42,9 +42,21 @@ export class GitIgnore {
     return new GitIgnore([layerOf(base, text), ...this.layers], this.scope)
   }
 
-  /** The same rules for one walk, under git's rule that they never hide a tracked path. */
-  tracking(tracked: Tracked): GitIgnore {
-    return new GitIgnore(this.layers, new TrackedScope(tracked))
+  /** The same rules for one walk, under git's rule that they never hide a tracked path (`entered`: as TrackedScope's). */
+  tracking(tracked: Tracked, entered: readonly string[] = []): GitIgnore {
+    return new GitIgnore(this.layers, new TrackedScope(tracked, entered))
+  }
+
+  /** What rebuilds these rules in another thread: each .gitignore's directory and text, the tracked scope's entered directories. */
+  describe(): RulesText {
+    return { layers: this.layers.map(({ base, text }) => ({ base, text })), entered: this.scope?.enteredDirs() ?? [] }
+  }
+
+  /** Rules described by `describe`, under `tracked` (read again by the thread that rebuilds them). */
+  static from(description: RulesText, tracked: Tracked): GitIgnore {
+    let rules = new GitIgnore()
+    for (const { base, text } of [...description.layers].reverse()) rules = rules.with(base, text)
+    return rules.tracking(tracked, description.entered)
   }
 
   /** Whether git ignores the entry `name` of the directory `dir` (git-relative, '' or ending in '/'). */
@@ -89,7 +101,13 @@ class TrackedScope {
   private lastDir: string | undefined
   private lastInside = false
 
-  constructor(private readonly tracked: Tracked) {}
+  constructor(private readonly tracked: Tracked, entered: readonly string[]) {
+    for (const dir of entered) this.entered.add(dir)
+  }
+
+  enteredDirs(): string[] {
+    return [...this.entered]
+  }
 
   /** Whether `dir` ('' or ending in '/') lies in an excluded directory entered for its tracked paths. */
   inside(dir: string): boolean {
@@ -135,7 +153,13 @@ function layerOf(base: string, text: string) {
   })
   // No rule names a path (`*.log`, `build/`; not `/dist`): the name alone decides, as the walk never enters an ignored directory.
   const byName = lines.every((line) => !line.trim().replace(/\/+$/, '').includes('/'))
-  return { base, rules: ignore({ ignorecase: false }).add(text), endings: endings.includes('') ? undefined : endings, byName }
+  return { base, text, rules: ignore({ ignorecase: false }).add(text), endings: endings.includes('') ? undefined : endings, byName }
+}
+
+/** Rules as text, deepest .gitignore first (GitIgnore.describe). */
+export interface RulesText {
+  layers: { base: string, text: string }[]
+  entered: string[]
 }
 
 /** The rules from the git root down to the listed directory's parent; `prefix`: the listed directory, git-relative. */
@@ -166,5 +190,5 @@ export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal
   const tracked = top?.local === undefined || (source.kind === 'provider' && fs === undefined)
     ? UNKNOWN
     : await trackedPaths(top.local, signal, source.kind === 'local' ? undefined : fs)
-  return { rules: rules.tracking(tracked), prefix, tracked: tracked.source }
+  return { rules: rules.tracking(tracked), prefix, tracked: tracked.source, root: top?.local }
 }

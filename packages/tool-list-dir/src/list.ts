@@ -7,7 +7,8 @@ import { echo, fsPath, hasRawBytes, type OutsideGate, place, type Placement, rea
 import type { ListRequest } from './args.ts'
 import { argumentError, checkAborted } from './errors.ts'
 import { findRepo } from './gitignore.ts'
-import { ChangedError, LocalSource } from './local-source.ts'
+import { type CountThread, walkHelper } from './count-thread.ts'
+import { ChangedError, HANDLES, LocalSource } from './local-source.ts'
 import { ProviderSource } from './provider-source.ts'
 import type { Dir, DirSource, Entry, Listing } from './types.ts'
 import { walk } from './walk.ts'
@@ -23,8 +24,11 @@ export async function listDirectory(
   request: ListRequest,
   gate: OutsideGate | undefined,
   sourceFor: (root: Dir) => DirSource = (root) => chooseSource(ctx, root),
+  thread?: CountThread,
 ): Promise<Listing> {
   const named = `path ${echo(request.path)}`
+  // A walk deep enough to hand subtrees on starts the count thread (it loads while this walk runs, and serves the next).
+  if (request.depth > 1) thread?.warm()
   let target, info
   try {
     ;({ target, info } = await locate(ctx, exec, request.path, gate))
@@ -50,16 +54,22 @@ export async function listDirectory(
   if (request.sort === 'modified' && !source.metadata) {
     throw argumentError('sort "modified" needs modification times, which this filesystem provider does not report — use sort "name" or "size"')
   }
-  let result, repo
+  let result, repo, helping
   try {
     repo = request.skim ? await findRepo(source, root, exec.signal, ctx.fs) : undefined
-    result = await walk(source, root, request, repo, exec.signal)
+    // Its subtrees are read through descriptors this process holds: only a local walk through handles can hand them on.
+    helping = thread !== undefined && source instanceof LocalSource && HANDLES && request.depth > 1
+      ? walkHelper(thread, source, request, repo, exec.signal)
+      : undefined
+    result = await walk(source, root, request, repo, exec.signal, helping ?? {})
   } catch (error) {
     checkAborted(exec.signal)
     if (error instanceof ChangedError) throw new FsError(`${named} changed while it was being listed — list it again`, 'FS_STALE_VERSION', { cause: error })
     const fault = ROOT_FAULTS.get((error as { code?: string }).code ?? '')
     if (error instanceof FsError || fault === undefined) throw error
     throw new FsError(`cannot list "${where}": ${fault[1]}`, fault[0], { cause: error })
+  } finally {
+    helping?.done()
   }
   // A component swapped for a symlink while we listed would have redirected the walk.
   const after = await ctx.fs.resolve(target.displayPath, { signal: exec.signal })

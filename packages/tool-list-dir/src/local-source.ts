@@ -23,7 +23,7 @@ const SLICE = 256
  * without openat), so every read of a listing goes through a handle whose identity was checked, never through a path
  * a swapped component could redirect. Elsewhere each directory is read by its path.
  */
-const HANDLES = existsSync('/proc/self/fd')
+export const HANDLES = existsSync('/proc/self/fd')
 
 /**
  * The same directory by this process's id where /proc is this process's pid namespace's: a lookup of `self` (a link)
@@ -57,6 +57,9 @@ export class LocalSource implements DirSource {
   readonly readAhead = 1
   /** Descriptors held by the directories being read: closed by release, all of them by close. */
   private readonly handles = new Map<Dir, number>()
+
+  /** Descriptors adopted from another thread: never closed here. */
+  private readonly borrowed = new Set<number>()
 
   /** Entries read synchronously since the walk last yielded. */
   private run = 0
@@ -134,8 +137,13 @@ export class LocalSource implements DirSource {
     }), () => children)
   }
 
-  /** Open `dir` (the listed one by its checked realpath, one reached by descending by name from its open parent, never through a link). */
+  /**
+   * Open `dir` (the listed one by its checked realpath, one reached by descending by name from its open parent, never
+   * through a link), or take the handle it was given (`adopt`).
+   */
   private enter(dir: Dir): [base: string | Buffer, small: boolean] {
+    const given = this.handles.get(dir)
+    if (given !== undefined) return [`${FD_DIR}/${given}`, fstatSync(given).size <= SYNC_DIR_BYTES]
     if (!HANDLES) {
       // By path: a directory reached by descending must still be one, not a link swapped in since its parent was read.
       if (dir.nested === true && !lstatSync(fsPath(dir.local as string)).isDirectory()) throw new ChangedError()
@@ -159,6 +167,29 @@ export class LocalSource implements DirSource {
     return [`${FD_DIR}/${fd}`, fstatSync(fd).size <= SYNC_DIR_BYTES]
   }
 
+  /**
+   * Open the subdirectories `names` of `dir` (from its handle, never through a link) for a walk in another thread (the
+   * descriptors are process-wide; the caller closes them once that walk is done); undefined for one that is no longer a
+   * directory, or where there are no handles.
+   */
+  share(dir: Dir, names: readonly string[]): (number | undefined)[] {
+    const parent = this.handles.get(dir)
+    return names.map((name) => {
+      if (parent === undefined) return undefined
+      try {
+        return openSync(under(`${FD_DIR}/${parent}`, name), DIR_FLAGS)
+      } catch {
+        return undefined // swapped or gone since its parent was read: as an entry that cannot be entered, not counted
+      }
+    })
+  }
+
+  /** A directory opened by another thread (`share`): read through `fd`, which stays that thread's to close. */
+  adopt(dir: Dir, fd: number): void {
+    this.handles.set(dir, fd)
+    this.borrowed.add(fd)
+  }
+
   /** Where `dir`'s children are reached: its handle while open, else its path. */
   private base(dir: Dir): string | Buffer {
     const fd = this.handles.get(dir)
@@ -169,7 +200,7 @@ export class LocalSource implements DirSource {
     const fd = this.handles.get(dir)
     if (fd === undefined) return
     this.handles.delete(dir)
-    closeSync(fd)
+    if (!this.borrowed.has(fd)) closeSync(fd)
   }
 
   close(): void {

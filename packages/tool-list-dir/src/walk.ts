@@ -41,7 +41,7 @@ interface Listed { children: Child[] | Bare, gitignore: string | undefined }
  * The walk is steps (a generator) that wait only where a source's read is a promise: a local walk reads synchronously, its
  * source yielding to the event loop now and then, with no promise or microtask per directory.
  */
-export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
+export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal, options: WalkOptions = {}) {
   const order = ORDERS[request.sort]
   const readAhead = source.readAhead ?? READ_AHEAD
   const compare: Compare = request.reverse ? (a, b) => order(b, a) : order
@@ -59,6 +59,12 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   const ignore = request.ignore
   const plain = request.pattern === undefined && request.only === undefined
   const bare = source.bare?.bind(source)
+  const { helper, budget } = options
+  // What the helper counts, added at the end; undefined where it failed (the totals are then lower bounds).
+  const helped: Promise<Totals | undefined>[] = []
+  // The directories being visited, the listed one first.
+  const frames: Frame[] = []
+  const overBudget = (): boolean => (budget === undefined ? result.total : budget.spent(result.total)) >= WALK_BUDGET
 
   const withGitignore = (dir: Dir, children: Child[] | Bare): Maybe<Listed> => {
     if (repo === undefined || !hasGitignore(children)) return { children, gitignore: undefined }
@@ -181,66 +187,77 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     // Without filters each child takes a place in the window: only the first `places` of them can be shown, so only
     // they need ordering (the collator is most of a walk's CPU time); the rest are only counted, in any order.
     if (!counted) inOrder(children, compare, plain ? request.offset + request.cap - result.total : Infinity)
-    // The last shown entry of this directory, so a cut sibling list is drawn open (├──, │).
-    let lastShown: Item | undefined
+    // This directory's place in the walk: its children, the one being visited, those handed to the helper, and its last
+    // shown entry (so a cut sibling list is drawn open: ├──, │). A helper may take later children of any directory open.
+    const frame: Frame = { dir, children, index: 0, scanned: 0, handed: undefined, prefix, level, rules, counted, lastShown: undefined }
     const shownHere: Child[] = []
     const list = (child: Child, rel: string): void => {
       result.total++
       tally(child.type)
       if (result.total > request.offset && result.shown.length < request.cap) {
-        lastShown = { child, rel }
-        result.shown.push(lastShown)
+        frame.lastShown = { child, rel }
+        result.shown.push(frame.lastShown)
         shownHere.push(child)
-      } else if (lastShown !== undefined) {
-        lastShown.siblingsCut = true
+      } else if (frame.lastShown !== undefined) {
+        frame.lastShown.siblingsCut = true
       }
     }
     // reads[k]: the k-th directory entered here, opened up to `readAhead` ahead of its visit; `scanned`: children looked at for it.
     const reads: (Reading | undefined)[] = []
-    let scanned = 0
     let visited = 0
-    for (let index = 0; index < children.length; index++) {
-      const child = children[index] as Child
-      const descend = deeper && child.type === 'directory' && child.collapsed === undefined
-      // Past a full window without filters, an entry not entered is only counted (most of a large walk's entries).
-      if (plain && !descend && result.shown.length >= request.cap) {
-        result.total++
-        tally(child.type)
-        if (lastShown !== undefined) lastShown.siblingsCut = true
-        continue
-      }
-      // The relative path only where it is used (a pattern, a shown entry, a directory to enter): no string per counted file.
-      const rel = request.pattern !== undefined || descend || (result.total >= request.offset && result.shown.length < request.cap)
-        ? prefix === '' ? child.name : `${prefix}/${child.name}`
-        : child.name
-      const listed = (request.only === undefined || child.type === request.only) && (request.pattern?.(rel) ?? true)
-      if (listed && !counted) list(child, rel)
-      else if (!listed) result.filtered++
-      if (!descend) continue
-      visited++
-      // Every child of a directory already read is counted; the budget only stops descending.
-      if (result.total >= WALK_BUDGET) {
-        result.partial = true
-        continue
-      }
-      while (reads.length < visited + readAhead && scanned < children.length) {
-        const ahead = children[scanned++] as Child
-        if (ahead.type === 'directory' && ahead.collapsed === undefined) reads.push(open(source.child(dir, ahead.name, ahead)))
-      }
-      try {
-        const next = reads[visited - 1] ?? open(source.child(dir, child.name, child))
-        // Let go of a visited read: its entries would otherwise live (and be copied by the GC) until this directory ends.
-        reads[visited - 1] = undefined
-        yield* visit(next, rel, level + 1, rules)
-      } catch (error) {
-        checkAborted(signal)
-        // Reported on its entry, not fatal, and listed even when the filters would hide it: the gap is never silent.
-        child.error = describeError(error)
-        if (!listed) {
-          result.filtered--
-          list(child, rel)
+    frames.push(frame)
+    try {
+      for (; frame.index < children.length; frame.index++) {
+        const child = children[frame.index] as Child
+        if (frame.handed?.has(child) === true) continue
+        const descend = deeper && child.type === 'directory' && child.collapsed === undefined
+        // Past a full window without filters, an entry not entered is only counted (most of a large walk's entries).
+        if (plain && !descend && result.shown.length >= request.cap) {
+          result.total++
+          tally(child.type)
+          if (frame.lastShown !== undefined) frame.lastShown.siblingsCut = true
+          continue
+        }
+        // The relative path only where it is used (a pattern, a shown entry, a directory to enter): no string per counted file.
+        const rel = request.pattern !== undefined || descend || (result.total >= request.offset && result.shown.length < request.cap)
+          ? prefix === '' ? child.name : `${prefix}/${child.name}`
+          : child.name
+        const listed = (request.only === undefined || child.type === request.only) && (request.pattern?.(rel) ?? true)
+        if (listed && !counted) list(child, rel)
+        else if (!listed) result.filtered++
+        if (!descend) continue
+        visited++
+        // Every child of a directory already read is counted; the budget only stops descending.
+        if (overBudget()) {
+          result.partial = true
+          continue
+        }
+        // Past a full window without filters what is left is only counted: the helper, when free, takes the later half of
+        // the directories still to enter in the shallowest directory open (the most work in one hand-off).
+        if (helper !== undefined && plain && result.shown.length >= request.cap && helper.free()) handOff(helper)
+        while (reads.length < visited + readAhead && frame.scanned < children.length) {
+          const ahead = children[frame.scanned++] as Child
+          if (ahead.type === 'directory' && ahead.collapsed === undefined && frame.handed?.has(ahead) !== true) {
+            reads.push(open(source.child(dir, ahead.name, ahead)))
+          }
+        }
+        try {
+          const next = reads[visited - 1] ?? open(source.child(dir, child.name, child))
+          // Let go of a visited read: its entries would otherwise live (and be copied by the GC) until this directory ends.
+          reads[visited - 1] = undefined
+          yield* visit(next, rel, level + 1, rules)
+        } catch (error) {
+          checkAborted(signal)
+          // Reported on its entry, not fatal, and listed even when the filters would hide it: the gap is never silent.
+          child.error = describeError(error)
+          if (!listed) {
+            result.filtered--
+            list(child, rel)
+          }
         }
       }
+    } finally {
+      frames.pop()
     }
     // Details of what is shown, while this directory is still open: through its handle, never by a path.
     if (shownHere.length > 0) yield* shown(dir, shownHere)
@@ -268,12 +285,113 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
     if (counting.length > 0) yield Promise.all(counting)
   }
 
+  /**
+   * Hand the helper the later half of the directories still to enter in the shallowest open directory that has any; each
+   * is counted there as an entry unless that directory was read bare (its entries are counted already).
+   */
+  const handOff = (to: CountHelper): void => {
+    for (const frame of frames) {
+      const left: Child[] = []
+      for (let index = Math.max(frame.index + 1, frame.scanned); index < frame.children.length; index++) {
+        const child = frame.children[index] as Child
+        if (child.type === 'directory' && child.collapsed === undefined && frame.handed?.has(child) !== true) left.push(child)
+      }
+      if (left.length === 0 || frame.level >= request.depth) continue
+      const taken = left.slice(left.length >> 1)
+      const rels = taken.map((child) => frame.prefix === '' ? child.name : `${frame.prefix}/${child.name}`)
+      const totals = to.count(frame.dir, taken.map((child) => child.name), rels, frame.level + 1, frame.rules)
+      totals.catch(() => undefined) // settled at the end, or dropped when the walk fails first
+      helped.push(totals)
+      frame.handed ??= new Set()
+      for (const child of taken) frame.handed.add(child)
+      if (!frame.counted) {
+        result.total += taken.length
+        counts.directory += taken.length
+      }
+      if (frame.lastShown !== undefined) frame.lastShown.siblingsCut = true
+      return
+    }
+  }
+
   try {
-    await drive(visit(open(root), '', 1, repo?.rules))
+    const start = options.start
+    await drive(visit(open(root), start?.prefix ?? '', start?.level ?? 1, start === undefined ? repo?.rules : start.rules))
+    for (const totals of await Promise.all(helped)) {
+      checkAborted(signal)
+      if (totals === undefined) {
+        result.partial = true
+        continue
+      }
+      result.total += totals.total
+      counts.file += totals.file
+      counts.directory += totals.directory
+      counts.symlink += totals.symlink
+      counts.other += totals.other
+      result.ignored += totals.ignored
+      result.gitignored += totals.gitignored
+      if (totals.partial) result.partial = true
+    }
   } finally {
     source.close?.()
   }
   return result
+}
+
+/** A directory being visited: see visit. */
+interface Frame {
+  dir: Dir
+  children: Child[]
+  index: number
+  scanned: number
+  handed: Set<Child> | undefined
+  prefix: string
+  level: number
+  rules: GitIgnore | undefined
+  counted: boolean
+  lastShown: Item | undefined
+}
+
+/** What a helper counted in the subtrees it was handed: added to the walk's own totals. */
+export interface Totals {
+  total: number
+  file: number
+  directory: number
+  symlink: number
+  other: number
+  ignored: number
+  gitignored: number
+  partial: boolean
+}
+
+/** Counts subtrees beside a walk (in a thread of its own) while it is free: a walk hands it part of what it only counts. */
+export interface CountHelper {
+  free(): boolean
+  /** Count the subtrees `names` of `dir` (at `rels`, each at `level`, under `rules`); undefined where it failed them. */
+  count(dir: Dir, names: string[], rels: string[], level: number, rules: GitIgnore | undefined): Promise<Totals | undefined>
+}
+
+/**
+ * One walk's entries counted in two threads, against WALK_BUDGET: each thread publishes its own count in its cell and
+ * reads the other's. `before`: what this thread had counted in earlier parts of the walk.
+ */
+export class SharedBudget {
+  private readonly before: number
+
+  constructor(private readonly cells: Int32Array, private readonly mine: 0 | 1) {
+    this.before = Atomics.load(cells, mine)
+  }
+
+  spent(total: number): number {
+    Atomics.store(this.cells, this.mine, this.before + total)
+    return this.before + total + Atomics.load(this.cells, 1 - this.mine)
+  }
+}
+
+export interface WalkOptions {
+  helper?: CountHelper
+  budget?: SharedBudget
+  /** Where a helper's walk starts: the subtree's path below the listed directory, its level and the rules in effect there. */
+  start?: { prefix: string, level: number, rules: GitIgnore | undefined }
 }
 
 /** Put the first `count` children in order (a bounded max-heap picks them, then they are sorted); the rest follow unordered. */

@@ -2,6 +2,7 @@
 
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { FsError } from '@deepseek-ai/dsh-fs'
+import { startWorker } from '@gencode-ai/dsh-tool-common'
 import type { PdfReply, PdfRequest } from './pdf-protocol.ts'
 
 export interface PdfLimits {
@@ -24,21 +25,7 @@ const CLOSE_GRACE_MS = 500
 /** A worker that grew the process by more than this during its call is ended, not kept warm. */
 const REUSE_GROWTH = 128 * 1024 * 1024
 
-declare global {
-  interface ImportMeta {
-    /** true in the published bundle (the build defines it), which holds the worker as pdf-worker.js beside itself. */
-    dshBundle?: boolean
-  }
-}
-
-function spawn(options: WorkerOptions): Worker {
-  const here = import.meta.url
-  if (import.meta.dshBundle === true || !here.endsWith('.ts')) return new Worker(new URL('./pdf-worker.js', here), options)
-  // From the TypeScript source (tests run it so): the thread loads pdf-worker.ts through tsx, a dev dependency
-  // the bundle never names (the build drops this branch).
-  const entry = JSON.stringify(new URL('./pdf-worker.ts', here).href)
-  return new Worker(`import('tsx/esm/api').then((api) => api.tsImport(${entry}, ${JSON.stringify(here)}))`, { ...options, eval: true })
-}
+const spawn = (options: WorkerOptions): Worker => startWorker(import.meta.url, 'pdf-worker', options)
 
 /** One worker: a request, its reply; the first failure ends it for good. */
 class ParseThread {
