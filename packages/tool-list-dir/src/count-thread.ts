@@ -3,20 +3,39 @@ import { closeSync } from 'node:fs'
 import type { Worker } from 'node:worker_threads'
 import { startWorker } from '@gencode-ai/dsh-tool-common'
 import type { ListRequest } from './args.ts'
-import { ABORTED, type CountReply, type CountRequest, IN_FLIGHT, LOADED } from './count-protocol.ts'
+import { availableParallelism } from 'node:os'
+import { ABORTED, ANSWER_CELLS, type CountReply, type CountRequest, IN_FLIGHT, LOADED, readTotals, WALKS, type Wake } from './count-protocol.ts'
 import type { GitIgnore, Repo } from './gitignore.ts'
 import type { LocalSource } from './local-source.ts'
 import type { Dir } from './types.ts'
-import { type CountHelper, SharedBudget, type Totals } from './walk.ts'
+import { addTotals, countClaimed, type Root } from './claims.ts'
+import { type CountHelper, type Handed, SharedBudget, type Totals } from './walk.ts'
+
+/**
+ * How long a walk whose own part is done polls for the thread's answer before it sleeps until the message comes: a
+ * sleeping thread took milliseconds to be scheduled again, while the thread is rarely more than one subtree from done.
+ */
+const POLL_ANSWER_MS = 50
+
+/** The answer once written, polled for up to POLL_ANSWER_MS; 'pending' past that. */
+function awaitAnswer(answer: Int32Array): ReturnType<typeof readTotals> {
+  const until = performance.now() + POLL_ANSWER_MS
+  let read = readTotals(answer)
+  while (read === 'pending' && performance.now() < until) read = readTotals(answer)
+  return read
+}
 
 /** The thread's heap: a directory of millions of entries fits; past it the thread ends and the walk says its totals are partial. */
 const HEAP_MB = 512
 
-/** One plugin instance's count thread: started by its first recursive listing, loaded in the background, ended on dispose. */
+/**
+ * One plugin instance's count thread: started after its first recursive listing (loaded in the background, it serves the
+ * next ones), ended on dispose. Not on a machine of one core, where it could only take turns with the walk.
+ */
 export class CountThread {
   private worker: Worker | undefined
-  private failed = false
-  private readonly cells = new Int32Array(new SharedArrayBuffer(8))
+  private failed = availableParallelism() < 2
+  private readonly cells = new Int32Array(new SharedArrayBuffer(12))
   private readonly replies: ((reply: CountReply) => void)[] = []
 
   /** Start the thread if it is not running: the walk that starts it hands it nothing until it has loaded. */
@@ -43,6 +62,21 @@ export class CountThread {
     worker.on('exit', (code) => { fail(`exit code ${code}`) })
   }
 
+  /**
+   * A walk that may hand subtrees on is starting: the thread, asleep since its last walk, is woken now (a sleeping
+   * thread took milliseconds to be scheduled again) and polls for requests until `end`.
+   */
+  begin(): boolean {
+    if (this.worker === undefined || this.failed || Atomics.load(this.cells, LOADED) !== 1) return false
+    if (Atomics.add(this.cells, WALKS, 1) === 0) this.worker.postMessage({ wake: true } satisfies Wake)
+    return true
+  }
+
+  /** A walk `begin` counted has ended. */
+  end(): void {
+    Atomics.sub(this.cells, WALKS, 1)
+  }
+
   /** Loaded, healthy and counting nothing: read from the shared cells, so a walk that never yields sees it. */
   free(): boolean {
     return !this.failed && Atomics.load(this.cells, LOADED) === 1 && Atomics.load(this.cells, IN_FLIGHT) === 0
@@ -66,33 +100,56 @@ export class CountThread {
   }
 }
 
-/** The helper of one walk on the local disk: hands the thread open descriptors of the subtrees, and the walk's terms. */
+/**
+ * The helper of one walk on the local disk: lends the thread open descriptors of the subtrees, with the walk's terms;
+ * the walk counts itself whatever the thread has not claimed once its own part is done (so a thread scheduled late
+ * costs the walk at most the subtree it is counting). The descriptors are closed once neither thread can use them.
+ */
 export function walkHelper(thread: CountThread, source: LocalSource, request: ListRequest, repo: Repo | undefined, signal: AbortSignal) {
   const cells = new Int32Array(new SharedArrayBuffer(12))
   const onAbort = (): void => { Atomics.store(cells, ABORTED, 1) }
   signal.addEventListener('abort', onAbort, { once: true })
   const args = { depth: request.depth, ignore: request.ignoreGlobs, all: !request.skim }
+  const counting = { ...request, cap: 0 }
   const helper: CountHelper = {
     free: () => thread.free(),
-    async count(dir: Dir, names: string[], rels: string[], level: number, rules: GitIgnore | undefined): Promise<Totals | undefined> {
-      const fds = source.share(dir, names)
-      const roots: CountRequest['roots'] = []
-      for (const [index, fd] of fds.entries()) {
+    count(dir: Dir, names: string[], rels: string[], level: number, rules: GitIgnore | undefined): Handed {
+      const roots: Root[] = []
+      for (const [index, fd] of source.share(dir, names).entries()) {
         if (fd === undefined) continue
         const child = source.child(dir, names[index] as string)
         roots.push({ fd, display: child.display, local: child.local as string, rel: rels[index] as string })
       }
-      if (roots.length === 0) return { total: 0, file: 0, directory: 0, symlink: 0, other: 0, ignored: 0, gitignored: 0, partial: false }
+      const claims = new Int32Array(new SharedArrayBuffer(4))
+      const answer = new Int32Array(new SharedArrayBuffer(4 * ANSWER_CELLS))
       const described = repo === undefined || rules === undefined
         ? undefined
         : { prefix: repo.prefix, root: repo.root, tracked: repo.tracked, rules: rules.describe() }
-      // The thread reads through the descriptors and closes none: they are closed here once it has answered (or ended).
-      try {
-        const reply = await thread.request({ roots, level, args, ...described === undefined ? {} : { repo: described }, cells })
-        return reply !== undefined && 'totals' in reply ? reply.totals : undefined
-      } finally {
+      const sent = roots.length === 0
+        ? undefined
+        : thread.request({ roots, claims, level, args, ...described === undefined ? {} : { repo: described }, cells, answer })
+      const close = (): void => {
         for (const { fd } of roots) closeSync(fd)
       }
+      const budget = (): SharedBudget => new SharedBudget(cells, 0)
+      const settle = async (): Promise<Totals> => {
+        // The rest here, then the thread's answer (it claims no more once it has answered, or ended); then the descriptors close.
+        try {
+          const here = await countClaimed({ roots, claims, counting, repo, rules, level, signal, budget, stop: () => signal.aborted })
+          if (sent === undefined) return here
+          const theirs = awaitAnswer(answer)
+          if (theirs !== undefined && theirs !== 'pending') return addTotals(here, theirs)
+          const reply = theirs === 'pending' ? await sent : { error: 'failed' }
+          if ('totals' in reply) return addTotals(here, reply.totals)
+          // The thread failed: what it had claimed is not counted (the totals are then lower bounds).
+          const lost = Math.min(Atomics.load(claims, 0), roots.length) - here.claimed
+          return lost > 0 ? { ...here, partial: true } : here
+        } finally {
+          await sent
+          close()
+        }
+      }
+      return { settle, dropped: () => { void (sent ?? Promise.resolve()).then(close) } }
     },
   }
   return { helper, budget: new SharedBudget(cells, 0), done: () => { signal.removeEventListener('abort', onAbort) } }

@@ -1,14 +1,14 @@
 // The count thread (count-thread.ts): counts the subtrees a walk hands it, each read through the descriptor it was lent.
-import { parentPort, workerData } from 'node:worker_threads'
+import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
 import { parseArgs } from './args.ts'
-import { ABORTED, type CountReply, type CountRequest, IN_FLIGHT, LOADED } from './count-protocol.ts'
+import { countClaimed } from './claims.ts'
+import { ABORTED, type CountReply, type CountRequest, IN_FLIGHT, LOADED, WALKS, type Wake, writeTotals } from './count-protocol.ts'
 import { UNKNOWN, trackedPaths } from './git-index.ts'
 import { GitIgnore, type Repo } from './gitignore.ts'
-import { LocalSource } from './local-source.ts'
-import { SharedBudget, type Totals, walk } from './walk.ts'
+import { SharedBudget, type Totals } from './walk.ts'
 
-const port = parentPort
-if (port === null) throw new Error('count-worker.ts runs as a worker thread')
+if (parentPort === null) throw new Error('count-worker.ts runs as a worker thread')
+const port: MessagePort = parentPort
 const state = workerData as Int32Array
 
 /** The walk's budget, which also ends this thread's part once the walk is aborted (its cell is polled per directory). */
@@ -24,11 +24,8 @@ class PolledBudget extends SharedBudget {
 }
 
 async function count(request: CountRequest): Promise<Totals> {
-  const totals: Totals = { total: 0, file: 0, directory: 0, symlink: 0, other: 0, ignored: 0, gitignored: 0, partial: false }
   const abort = new AbortController()
   const listing = parseArgs({ path: '.', recursive: true, depth: request.args.depth, ignore: request.args.ignore, all: request.args.all }, 1)
-  // Everything is counted (a window of none): what could be shown is the walk's, in its own thread.
-  const counting = { ...listing, cap: 0 }
   let repo: Repo | undefined
   let rules: GitIgnore | undefined
   if (request.repo !== undefined) {
@@ -37,38 +34,46 @@ async function count(request: CountRequest): Promise<Totals> {
     rules = GitIgnore.from(request.repo.rules, tracked)
     repo = { rules, prefix: request.repo.prefix, tracked: source, root }
   }
-  for (const next of request.roots) {
-    if (Atomics.load(request.cells, ABORTED) === 1) break
-    const source = new LocalSource()
-    const dir = { display: next.display, local: next.local }
-    source.adopt(dir, next.fd)
-    const budget = new PolledBudget(request.cells, abort)
-    try {
-      const result = await walk(source, dir, counting, repo, abort.signal, { budget, start: { prefix: next.rel, level: request.level, rules } })
-      totals.total += result.total
-      totals.file += result.counts.file
-      totals.directory += result.counts.directory
-      totals.symlink += result.counts.symlink
-      totals.other += result.counts.other
-      totals.ignored += result.ignored
-      totals.gitignored += result.gitignored
-      totals.partial ||= result.partial
-    } catch (error) {
-      if (abort.signal.aborted) throw error
-      // A subtree that cannot be read is an entry that cannot be entered, as in the walk itself.
-    }
-  }
-  if (Atomics.load(request.cells, ABORTED) === 1) throw new Error('aborted')
+  const aborted = (): boolean => Atomics.load(request.cells, ABORTED) === 1
+  const totals = await countClaimed({
+    roots: request.roots, claims: request.claims, counting: { ...listing, cap: 0 }, repo, rules, level: request.level,
+    signal: abort.signal, budget: () => new PolledBudget(request.cells, abort), stop: aborted,
+  })
+  if (aborted()) throw new Error('aborted')
   return totals
 }
 
-port.on('message', (request: CountRequest) => {
-  void count(request).then(
+/** The longest the thread polls for one run of walks: past it, it sleeps until a message wakes it. */
+const MAX_POLL_MS = 1000
+
+async function answer(request: CountRequest): Promise<void> {
+  const reply = await count(request).then(
     (totals): CountReply => ({ totals }),
     (error: unknown): CountReply => ({ error: error instanceof Error ? error.message : String(error) }),
-  ).then((reply) => {
-    Atomics.sub(state, IN_FLIGHT, 1)
-    port.postMessage(reply)
-  })
+  )
+  writeTotals(request.answer, 'totals' in reply ? reply.totals : undefined)
+  Atomics.sub(state, IN_FLIGHT, 1)
+  port.postMessage(reply)
+}
+
+let polling = false
+
+/** While walks run, take their requests as they come (a sleeping thread took milliseconds to be scheduled again). */
+async function poll(): Promise<void> {
+  if (polling) return
+  polling = true
+  try {
+    const until = Date.now() + MAX_POLL_MS
+    while (Atomics.load(state, WALKS) > 0 && Date.now() < until) {
+      const received = receiveMessageOnPort(port) as { message: CountRequest | Wake } | undefined
+      if (received !== undefined && !('wake' in received.message)) await answer(received.message)
+    }
+  } finally {
+    polling = false
+  }
+}
+
+port.on('message', (message: CountRequest | Wake) => {
+  void ('wake' in message ? poll() : answer(message))
 })
 Atomics.store(state, LOADED, 1)

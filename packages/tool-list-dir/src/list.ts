@@ -26,9 +26,27 @@ export async function listDirectory(
   sourceFor: (root: Dir) => DirSource = (root) => chooseSource(ctx, root),
   thread?: CountThread,
 ): Promise<Listing> {
+  // A walk deep enough to hand subtrees on wakes the count thread first, so it is up by the time the window is full; the
+  // first such walk starts it (loaded in the background, it serves the next ones).
+  const deep = thread !== undefined && request.depth > 1
+  const began = deep && thread.begin()
+  try {
+    return await listIn(ctx, exec, request, gate, sourceFor, deep ? thread : undefined)
+  } finally {
+    if (began) thread.end()
+    if (deep) thread.warm()
+  }
+}
+
+async function listIn(
+  ctx: Context,
+  exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>,
+  request: ListRequest,
+  gate: OutsideGate | undefined,
+  sourceFor: (root: Dir) => DirSource,
+  thread: CountThread | undefined,
+): Promise<Listing> {
   const named = `path ${echo(request.path)}`
-  // A walk deep enough to hand subtrees on starts the count thread (it loads while this walk runs, and serves the next).
-  if (request.depth > 1) thread?.warm()
   let target, info
   try {
     ;({ target, info } = await locate(ctx, exec, request.path, gate))
@@ -58,7 +76,7 @@ export async function listDirectory(
   try {
     repo = request.skim ? await findRepo(source, root, exec.signal, ctx.fs) : undefined
     // Its subtrees are read through descriptors this process holds: only a local walk through handles can hand them on.
-    helping = thread !== undefined && source instanceof LocalSource && HANDLES && request.depth > 1
+    helping = thread !== undefined && source instanceof LocalSource && HANDLES
       ? walkHelper(thread, source, request, repo, exec.signal)
       : undefined
     result = await walk(source, root, request, repo, exec.signal, helping ?? {})

@@ -4,6 +4,7 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readd
 import { readdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import { isMainThread } from 'node:worker_threads'
 import { fsPath, nameFromBytes } from '@gencode-ai/dsh-tool-common'
 import { checkAborted } from './errors.ts'
 import { MAX_SMALL_FILE } from './gitignore.ts'
@@ -29,7 +30,11 @@ export const HANDLES = existsSync('/proc/self/fd')
  * The same directory by this process's id where /proc is this process's pid namespace's: a lookup of `self` (a link)
  * fewer for each of a walk's two opens per directory (ours, then readdir's own), about 1 µs each.
  */
-const FD_DIR = HANDLES && readlinkOr('/proc/self') === String(process.pid) ? `/proc/${process.pid}/fd` : '/proc/self/fd'
+const FD_DIR = !HANDLES
+  ? '/proc/self/fd'
+  : isMainThread
+    ? readlinkOr('/proc/self') === String(process.pid) ? `/proc/${process.pid}/fd` : '/proc/self/fd'
+    : threadFdDir()
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
 
@@ -295,6 +300,12 @@ function under(base: string | Buffer, name: string): string | Buffer {
   const bytes = fsPath(name)
   if (typeof base === 'string' && typeof bytes === 'string') return `${base}/${bytes}`
   return Buffer.concat([Buffer.from(base), Buffer.from('/'), Buffer.from(bytes)])
+}
+
+/** A worker thread's own task directory (the same descriptor table): its lookups take its own task's lock, not the main thread's. */
+function threadFdDir(): string {
+  const task = readlinkOr('/proc/thread-self')
+  return task === undefined ? '/proc/self/fd' : `/proc/${task}/fd`
 }
 
 function readlinkOr(path: string): string | undefined {

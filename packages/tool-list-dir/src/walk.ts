@@ -60,8 +60,8 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   const plain = request.pattern === undefined && request.only === undefined
   const bare = source.bare?.bind(source)
   const { helper, budget } = options
-  // What the helper counts, added at the end; undefined where it failed (the totals are then lower bounds).
-  const helped: Promise<Totals | undefined>[] = []
+  // Subtrees handed to the helper: counted at the end (what it has not claimed by then, here).
+  const helped: Handed[] = []
   // The directories being visited, the listed one first.
   const frames: Frame[] = []
   const overBudget = (): boolean => (budget === undefined ? result.total : budget.spent(result.total)) >= WALK_BUDGET
@@ -299,9 +299,7 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
       if (left.length === 0 || frame.level >= request.depth) continue
       const taken = left.slice(left.length >> 1)
       const rels = taken.map((child) => frame.prefix === '' ? child.name : `${frame.prefix}/${child.name}`)
-      const totals = to.count(frame.dir, taken.map((child) => child.name), rels, frame.level + 1, frame.rules)
-      totals.catch(() => undefined) // settled at the end, or dropped when the walk fails first
-      helped.push(totals)
+      helped.push(to.count(frame.dir, taken.map((child) => child.name), rels, frame.level + 1, frame.rules))
       frame.handed ??= new Set()
       for (const child of taken) frame.handed.add(child)
       if (!frame.counted) {
@@ -316,25 +314,27 @@ export async function walk(source: DirSource, root: Dir, request: ListRequest, r
   try {
     const start = options.start
     await drive(visit(open(root), start?.prefix ?? '', start?.level ?? 1, start === undefined ? repo?.rules : start.rules))
-    for (const totals of await Promise.all(helped)) {
+    for (let part = helped.shift(); part !== undefined; part = helped.shift()) {
+      const totals = await part.settle()
       checkAborted(signal)
-      if (totals === undefined) {
-        result.partial = true
-        continue
-      }
-      result.total += totals.total
-      counts.file += totals.file
-      counts.directory += totals.directory
-      counts.symlink += totals.symlink
-      counts.other += totals.other
-      result.ignored += totals.ignored
-      result.gitignored += totals.gitignored
-      if (totals.partial) result.partial = true
+      add(totals)
     }
   } finally {
     source.close?.()
+    for (const part of helped) part.dropped()
   }
   return result
+
+  function add(totals: Totals): void {
+    result.total += totals.total
+    counts.file += totals.file
+    counts.directory += totals.directory
+    counts.symlink += totals.symlink
+    counts.other += totals.other
+    result.ignored += totals.ignored
+    result.gitignored += totals.gitignored
+    if (totals.partial) result.partial = true
+  }
 }
 
 /** A directory being visited: see visit. */
@@ -366,8 +366,16 @@ export interface Totals {
 /** Counts subtrees beside a walk (in a thread of its own) while it is free: a walk hands it part of what it only counts. */
 export interface CountHelper {
   free(): boolean
-  /** Count the subtrees `names` of `dir` (at `rels`, each at `level`, under `rules`); undefined where it failed them. */
-  count(dir: Dir, names: string[], rels: string[], level: number, rules: GitIgnore | undefined): Promise<Totals | undefined>
+  /** Take the subtrees `names` of `dir` (at `rels`, each at `level`, under `rules`). */
+  count(dir: Dir, names: string[], rels: string[], level: number, rules: GitIgnore | undefined): Handed
+}
+
+/** Subtrees handed on. */
+export interface Handed {
+  /** Once the walk's own part is done: count here what the helper has not claimed, and add what it counted. */
+  settle(): Promise<Totals>
+  /** The walk ended without settling: let go of them once the helper is done with them. */
+  dropped(): void
 }
 
 /**
