@@ -18,6 +18,8 @@ const plugin = ([dir, entry]: [string, string[]]): UserConfig => ({
   platform: 'node',
   target: 'node20',
   outDir: 'dist',
+  // Code the index and a worker share (list_directory's walk) goes to one chunk beside them.
+  outputOptions: { chunkFileNames: 'shared.js' },
   clean: true,
   // The private package is bundled (it is never published); everything the package.json declares
   // (runtime dependencies, the DSH peers) stays an import, and node builtins stay imports.

@@ -28,19 +28,26 @@ function awaitAnswer(answer: Int32Array): ReturnType<typeof readTotals> {
 /** The thread's heap: a directory of millions of entries fits; past it the thread ends and the walk says its totals are partial. */
 const HEAP_MB = 512
 
+/** A thread unused this long is ended (its memory, about 25 MB, given back); the next deep listing starts it again. */
+const IDLE_MS = 5 * 60_000
+
 /**
  * One plugin instance's count thread: started after its first recursive listing (loaded in the background, it serves the
- * next ones), ended on dispose. Not on a machine of one core, where it could only take turns with the walk.
+ * next ones), ended when idle and on dispose. Not on a machine of one core, where it could only take turns with the walk.
  */
 export class CountThread {
   private worker: Worker | undefined
   private failed = availableParallelism() < 2
   private readonly cells = new Int32Array(new SharedArrayBuffer(12))
   private readonly replies: ((reply: CountReply) => void)[] = []
+  private idle: NodeJS.Timeout | undefined
 
-  /** Start the thread if it is not running: the walk that starts it hands it nothing until it has loaded. */
+  /** Start the thread if it is not running (a walk hands it nothing until it has loaded); it is ended after IDLE_MS unused. */
   warm(): void {
-    if (this.worker !== undefined || this.failed) return
+    if (this.failed) return
+    clearTimeout(this.idle)
+    this.idle = setTimeout(() => { this.retire() }, IDLE_MS).unref()
+    if (this.worker !== undefined) return
     let worker: Worker
     try {
       worker = startWorker(import.meta.url, 'count-worker', { workerData: this.cells, resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } })
@@ -54,12 +61,24 @@ export class CountThread {
       this.replies.shift()?.(reply)
       if (this.replies.length === 0) worker.unref()
     })
+    // Only the running thread's end is a failure (a retired one's is not).
     const fail = (why: string): void => {
+      if (this.worker !== worker) return
       this.failed = true
+      this.worker = undefined
       for (const answer of this.replies.splice(0)) answer({ error: why })
     }
     worker.on('error', (error) => { fail(error.message) })
     worker.on('exit', (code) => { fail(`exit code ${code}`) })
+  }
+
+  /** End an idle thread (none of its walks running, nothing asked of it). */
+  private retire(): void {
+    const worker = this.worker
+    if (worker === undefined || Atomics.load(this.cells, WALKS) > 0 || Atomics.load(this.cells, IN_FLIGHT) > 0) return
+    this.worker = undefined
+    Atomics.store(this.cells, LOADED, 0)
+    void worker.terminate()
   }
 
   /**
@@ -93,10 +112,11 @@ export class CountThread {
     return reply
   }
 
+  /** End the thread for good; what it was asked is answered as failed once it has stopped (it reads no descriptor after). */
   close(): void {
+    clearTimeout(this.idle)
     this.failed = true
     void this.worker?.terminate()
-    this.worker = undefined
   }
 }
 

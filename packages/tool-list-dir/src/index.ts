@@ -17,7 +17,7 @@ export function apply(ctx: Context, config: Config): void {
   const gate = new OutsideGate(ctx, config.toolName, config.outsideWorkspace, { name: 'path', instead: 'list a path inside the workspace' })
   gate.listen()
   // Counts the subtrees of large recursive walks in parallel with them; ended with the plugin.
-  const thread = new CountThread()
-  ctx.effect(() => () => { thread.close() }, 'list_directory count thread')
+  const thread = config.countThread ? new CountThread() : undefined
+  if (thread !== undefined) ctx.effect(() => () => { thread.close() }, 'list_directory count thread')
   ctx.tools.register(listDirectoryTool(ctx, config, gate, thread))
 }

@@ -89,10 +89,13 @@ async function listIn(
   } finally {
     helping?.done()
   }
-  // A component swapped for a symlink while we listed would have redirected the walk.
-  const after = await ctx.fs.resolve(target.displayPath, { signal: exec.signal })
-  if (after.targetKey !== target.targetKey) {
-    throw new FsError(`${named} changed while it was being listed — list it again`, 'FS_STALE_VERSION')
+  // A component swapped for a symlink while we listed would have redirected a walk by paths (one through checked handles
+  // cannot be: each directory is opened from its parent's handle, never through a link).
+  if (source.pinned !== true) {
+    const after = await ctx.fs.resolve(target.displayPath, { signal: exec.signal })
+    if (after.targetKey !== target.targetKey) {
+      throw new FsError(`${named} changed while it was being listed — list it again`, 'FS_STALE_VERSION')
+    }
   }
   const { offset, long } = request
   if (offset > 0 && offset >= result.total) {

@@ -58,6 +58,7 @@ export class ChangedError extends Error {
 export class LocalSource implements DirSource {
   readonly kind = 'local'
   readonly metadata = true
+  readonly pinned = HANDLES
   /** Most directories are read synchronously at open: reading 16 ahead only held their descriptors and arrays (a walk +0.15x `find`). */
   readonly readAhead = 1
   /** Descriptors held by the directories being read: closed by release, all of them by close. */

@@ -85,6 +85,8 @@ export type LinkMode = 'follow' | 'keep'
 export interface DirSource {
   readonly kind: 'local' | 'provider'
   readonly metadata: boolean
+  /** Every directory is read through a handle whose identity was checked (the listed one's against its resolved path). */
+  readonly pinned?: boolean
   /** Subdirectories the walk reads ahead of its visit (default 16): worth it where reads wait on a thread pool or a provider. */
   readonly readAhead?: number
   children(dir: Dir, links: LinkMode, signal: AbortSignal): Maybe<Child[]>

@@ -9,7 +9,7 @@ import { readdirSync, readlinkSync } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Host } from '@gencode-ai/testkit'
+import { execTool, type Host } from '@gencode-ai/testkit'
 import type { ListArgs } from '../src/args.ts'
 import type { Listing } from '../src/types.ts'
 import { SharedBudget } from '../src/walk.ts'
@@ -155,5 +155,29 @@ describe('a walk and its count thread share one budget', () => {
     // A later part of the thread's share starts from what its earlier parts counted.
     expect(new SharedBudget(cells, 1).spent(2)).toBe(10)
     expect(walk.spent(6)).toBe(11)
+  })
+})
+
+describe('countThread: false', () => {
+  it('lists through the host as the default configuration does, with no thread', async () => {
+    const plain = await listDirHost({ countThread: false }, { sandbox: 'workspace-write' })
+    const helped = await listDirHost({}, { sandbox: 'workspace-write' })
+    try {
+      for (const each of [plain, helped]) await makeWide(each.cwd)
+      const args = { path: '.', recursive: true, depth: 5, limit: 3 }
+      const values: unknown[] = []
+      for (const each of [plain, helped]) {
+        // The second call of each host: the default one's thread has started after the first.
+        for (let call = 0; call < 2; call++) {
+          const result = await execTool(each.ctx, 'list_directory', args)
+          expect(result.isError).toBe(false)
+          if (call === 1) values.push({ ...(result.value as Listing), path: '' })
+        }
+      }
+      expect(values[0]).toEqual(values[1])
+    } finally {
+      await plain.dispose()
+      await helped.dispose()
+    }
   })
 })
