@@ -92,7 +92,7 @@ const findShell = shellTimer(['find', tree, '-maxdepth', '3'])
 const findSmall = shellTimer(['find', small, '-maxdepth', '3'])
 
 console.log('\nrecursive depth 3, 50k files (alternated: load and drift hit all alike)')
-const [deep = Number.NaN, deepBare = Number.NaN, find = Number.NaN, findSpawned = Number.NaN] = await alternate(9, [
+const [deep = Number.NaN, deepBare = Number.NaN, find = Number.NaN, findSpawned = Number.NaN] = await alternate(15, [
   ['list_directory recursive, product', call(product, { path: 'tree', recursive: true, depth: 3 })],
   ['list_directory recursive, bare dsh-fs-local', call(bare, { path: 'tree', recursive: true, depth: 3 })],
   ['find -maxdepth 3 > /dev/null (timed by a shell)', findShell.run],

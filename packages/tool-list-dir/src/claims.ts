@@ -7,7 +7,7 @@ import { type SharedBudget, type Totals, walk } from './walk.ts'
 /** A subtree: its open directory (a descriptor the walk's thread lent), its paths, and where it lies below the listed one. */
 export interface Root { fd: number, display: string, local: string, rel: string }
 
-export const noTotals = (): Totals => ({ total: 0, file: 0, directory: 0, symlink: 0, other: 0, ignored: 0, gitignored: 0, partial: false })
+const noTotals = (): Totals => ({ total: 0, file: 0, directory: 0, symlink: 0, other: 0, ignored: 0, gitignored: 0, partial: false })
 
 export function addTotals<T extends Totals>(into: T, from: Totals): T {
   into.total += from.total
@@ -56,7 +56,8 @@ export async function countClaimed(share: Share): Promise<Totals & { claimed: nu
     const start = { prefix: root.rel, level: share.level, rules: share.rules }
     try {
       const result = await walk(source, dir, share.counting, share.repo, share.signal, { budget: share.budget(), start })
-      addTotals(totals, { ...result.counts, total: result.total, ignored: result.ignored, gitignored: result.gitignored, partial: result.partial })
+      const { total, ignored, gitignored, partial } = result
+      addTotals(totals, { ...result.counts, total, ignored, gitignored, partial })
     } catch (error) {
       if (share.signal.aborted) throw error
       // A subtree that cannot be read is an entry that cannot be entered, as in the walk itself.

@@ -87,7 +87,7 @@ export class CountThread {
    */
   begin(): boolean {
     if (this.worker === undefined || this.failed || Atomics.load(this.cells, LOADED) !== 1) return false
-    if (Atomics.add(this.cells, WALKS, 1) === 0) this.worker.postMessage({ wake: true } satisfies Wake)
+    if (Atomics.add(this.cells, WALKS, 1) === 0) this.worker.postMessage({ wake: true } satisfies Wake, [])
     return true
   }
 
@@ -108,7 +108,7 @@ export class CountThread {
     Atomics.add(this.cells, IN_FLIGHT, 1)
     worker.ref() // a walk waits for the answer: the host must not exit under it
     const reply = new Promise<CountReply>((resolve) => { this.replies.push(resolve) })
-    worker.postMessage(request)
+    worker.postMessage(request, [])
     return reply
   }
 

@@ -65,7 +65,7 @@ async function poll(): Promise<void> {
   try {
     const until = Date.now() + MAX_POLL_MS
     while (Atomics.load(state, WALKS) > 0 && Date.now() < until) {
-      const received = receiveMessageOnPort(port) as { message: CountRequest | Wake } | undefined
+      const received: { message: CountRequest | Wake } | undefined = receiveMessageOnPort(port)
       if (received !== undefined && !('wake' in received.message)) await answer(received.message)
     }
   } finally {

@@ -55,7 +55,7 @@ export class GitIgnore {
   /** Rules described by `describe`, under `tracked` (read again by the thread that rebuilds them). */
   static from(description: RulesText, tracked: Tracked): GitIgnore {
     let rules = new GitIgnore()
-    for (const { base, text } of [...description.layers].reverse()) rules = rules.with(base, text)
+    for (const { base, text } of description.layers.toReversed()) rules = rules.with(base, text)
     return rules.tracking(tracked, description.entered)
   }
 

@@ -27,14 +27,15 @@ export async function listDirectory(
   thread?: CountThread,
 ): Promise<Listing> {
   // A walk deep enough to hand subtrees on wakes the count thread first, so it is up by the time the window is full; the
-  // first such walk starts it (loaded in the background, it serves the next ones).
+  // first such walk starts it once it has answered (loaded in the background, it serves the next ones).
   const deep = thread !== undefined && request.depth > 1
   const began = deep && thread.begin()
   try {
     return await listIn(ctx, exec, request, gate, sourceFor, deep ? thread : undefined)
   } finally {
     if (began) thread.end()
-    if (deep) thread.warm()
+    // Started once this call has answered: a thread loading beside a walk slowed it.
+    if (deep) setImmediate(() => { thread.warm() }).unref()
   }
 }
 

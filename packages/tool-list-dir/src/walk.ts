@@ -41,7 +41,9 @@ interface Listed { children: Child[] | Bare, gitignore: string | undefined }
  * The walk is steps (a generator) that wait only where a source's read is a promise: a local walk reads synchronously, its
  * source yielding to the event loop now and then, with no promise or microtask per directory.
  */
-export async function walk(source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal, options: WalkOptions = {}) {
+export async function walk(
+  source: DirSource, root: Dir, request: ListRequest, repo: Repo | undefined, signal: AbortSignal, options: WalkOptions = {},
+) {
   const order = ORDERS[request.sort]
   const readAhead = source.readAhead ?? READ_AHEAD
   const compare: Compare = request.reverse ? (a, b) => order(b, a) : order

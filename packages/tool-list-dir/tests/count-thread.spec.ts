@@ -133,7 +133,7 @@ describe('the count thread gives the totals the walk alone gives', () => {
   it('what the thread has not claimed when the walk is done is counted by the walk', async () => {
     const idle = await new WatchedThread().loaded()
     // A thread that never claims (its requests never reach it): the walk counts every subtree it handed on itself.
-    idle.request = (sent) => {
+    idle.request = (_request) => {
       idle.sent++
       return new Promise((resolve) => { setTimeout(() => { resolve({ error: 'never answered' }) }, 50) })
     }

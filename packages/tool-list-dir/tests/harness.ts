@@ -19,7 +19,7 @@ export async function listDirHost(config: Partial<Config> = {}, options: Paramet
   return host
 }
 
-/** One listing through the chosen source (a local one helped by `thread` if given), the gate left out: the differential specs compare them. */
+/** One listing through the chosen source (a local one helped by `thread` if given), the gate left out: differential specs compare them. */
 export function listThrough(
   host: Host, args: ListArgs, source: 'local' | 'provider', thread?: CountThread, signal = new AbortController().signal,
 ): Promise<Listing> {
