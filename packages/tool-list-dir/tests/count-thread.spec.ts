@@ -159,25 +159,33 @@ describe('a walk and its count thread share one budget', () => {
 })
 
 describe('countThread: false', () => {
-  it('lists through the host as the default configuration does, with no thread', async () => {
+  it('lists through the host as the default configuration does (whose thread starts after a walk of 10,000 entries)', async () => {
     const plain = await listDirHost({ countThread: false }, { sandbox: 'workspace-write' })
     const helped = await listDirHost({}, { sandbox: 'workspace-write' })
     try {
-      for (const each of [plain, helped]) await makeWide(each.cwd)
+      for (const each of [plain, helped]) {
+        await makeWide(each.cwd)
+        for (let dir = 0; dir < 40; dir++) {
+          const at = join(each.cwd, `d${dir % 8}`, `e${dir}`)
+          await mkdir(at, { recursive: true })
+          await Promise.all(Array.from({ length: 255 }, (_, file) => writeFile(join(at, `f${file}`), '')))
+        }
+      }
       const args = { path: '.', recursive: true, depth: 5, limit: 3 }
       const values: unknown[] = []
       for (const each of [plain, helped]) {
-        // The second call of each host: the default one's thread has started after the first.
-        for (let call = 0; call < 2; call++) {
+        for (let call = 0; call < 3; call++) {
           const result = await execTool(each.ctx, 'list_directory', args)
           expect(result.isError).toBe(false)
-          if (call === 1) values.push({ ...(result.value as Listing), path: '' })
+          if (call === 2) values.push({ ...(result.value as Listing), path: '' })
+          await new Promise((resolve) => setTimeout(resolve, 500)) // the default host's thread loads meanwhile
         }
       }
       expect(values[0]).toEqual(values[1])
+      expect((values[0] as Listing).stats.total).toBeGreaterThan(10_000)
     } finally {
       await plain.dispose()
       await helped.dispose()
     }
-  })
+  }, 60_000)
 })
