@@ -27,21 +27,14 @@ export interface CountRequest {
   repo?: { prefix: string, root: string | undefined, tracked: 'index' | 'git' | 'unknown', rules: RulesText }
   /** The walk's cells: [0] the entries the walk counted, [1] those this thread counted for it, [ABORTED]. */
   cells: Int32Array
-  /** The answer, also written here (writeTotals), so a walk waiting for it need not sleep until the message comes. */
+  /** The answer, also written here, so a walk waiting for it need not sleep until the message comes. */
   answer: Int32Array
 }
 
 /** Cells of an answer: its state (0 pending, 1 counted, 2 failed), then the totals. */
 export const ANSWER_CELLS = 9
-const FIELDS = ['total', 'file', 'directory', 'symlink', 'other', 'ignored', 'gitignored'] as const
-
-export function writeTotals(answer: Int32Array, totals: Totals | undefined): void {
-  if (totals !== undefined) {
-    FIELDS.forEach((field, index) => { answer[index + 1] = totals[field] })
-    answer[FIELDS.length + 1] = totals.partial ? 1 : 0
-  }
-  Atomics.store(answer, 0, totals === undefined ? 2 : 1)
-}
+/** The totals' fields in the answer's cells, after its state; then `partial`. */
+export const FIELDS = ['total', 'file', 'directory', 'symlink', 'other', 'ignored', 'gitignored'] as const
 
 /** The answer once written: totals, or undefined for a failure; `pending` before. */
 export function readTotals(answer: Int32Array): Totals | undefined | 'pending' {

@@ -42,11 +42,13 @@ export class CountThread {
   private readonly replies: ((reply: CountReply) => void)[] = []
   private idle: NodeJS.Timeout | undefined
 
-  /** Start the thread if it is not running (a walk hands it nothing until it has loaded); it is ended after IDLE_MS unused. */
+  constructor(private readonly idleMs = IDLE_MS) {}
+
+  /** Start the thread if it is not running (a walk hands it nothing until it has loaded); it is ended after `idleMs` unused. */
   warm(): void {
     if (this.failed) return
     clearTimeout(this.idle)
-    this.idle = setTimeout(() => { this.retire() }, IDLE_MS).unref()
+    this.idle = setTimeout(() => { this.retire() }, this.idleMs).unref()
     if (this.worker !== undefined) return
     let worker: Worker
     try {
@@ -72,10 +74,14 @@ export class CountThread {
     worker.on('exit', (code) => { fail(`exit code ${code}`) })
   }
 
-  /** End an idle thread (none of its walks running, nothing asked of it). */
+  /** End an idle thread (loaded, none of its walks running, nothing asked of it); one still loading is given its time again. */
   private retire(): void {
     const worker = this.worker
     if (worker === undefined || Atomics.load(this.cells, WALKS) > 0 || Atomics.load(this.cells, IN_FLIGHT) > 0) return
+    if (Atomics.load(this.cells, LOADED) !== 1) {
+      this.idle = setTimeout(() => { this.retire() }, this.idleMs).unref()
+      return
+    }
     this.worker = undefined
     Atomics.store(this.cells, LOADED, 0)
     void worker.terminate()

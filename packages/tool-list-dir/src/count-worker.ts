@@ -2,7 +2,7 @@
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
 import { parseArgs } from './args.ts'
 import { countClaimed } from './claims.ts'
-import { ABORTED, type CountReply, type CountRequest, IN_FLIGHT, LOADED, WALKS, type Wake, writeTotals } from './count-protocol.ts'
+import { ABORTED, type CountReply, type CountRequest, FIELDS, IN_FLIGHT, LOADED, WALKS, type Wake } from './count-protocol.ts'
 import { UNKNOWN, trackedPaths } from './git-index.ts'
 import { GitIgnore, type Repo } from './gitignore.ts'
 import { SharedBudget, type Totals } from './walk.ts'
@@ -41,6 +41,15 @@ async function count(request: CountRequest): Promise<Totals> {
   })
   if (aborted()) throw new Error('aborted')
   return totals
+}
+
+/** The answer in its cells (readTotals reads it): the totals, then the state that says they are there. */
+function writeTotals(cells: Int32Array, totals: Totals | undefined): void {
+  if (totals !== undefined) {
+    FIELDS.forEach((field, index) => { cells[index + 1] = totals[field] })
+    cells[FIELDS.length + 1] = totals.partial ? 1 : 0
+  }
+  Atomics.store(cells, 0, totals === undefined ? 2 : 1)
 }
 
 /** The longest the thread polls for one run of walks: past it, it sleeps until a message wakes it. */

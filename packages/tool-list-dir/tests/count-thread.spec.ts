@@ -110,6 +110,21 @@ describe('the count thread gives the totals the walk alone gives', () => {
     expect(await listThrough(host, shape, 'local', thread)).toEqual(await listThrough(host, shape, 'local'))
   })
 
+  it('an idle thread is ended, and started again by the next warm', async () => {
+    const idle = await new WatchedThread(300).loaded()
+    for (let waited = 0; idle.free() && waited < 20_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(idle.free()).toBe(false) // ended: no longer loaded
+    const shape: ListArgs = { path: '.', recursive: true, depth: 5, limit: 1 }
+    // A walk meanwhile is counted by the walk alone.
+    expect(await listThrough(host, shape, 'local', idle)).toEqual(await listThrough(host, shape, 'local'))
+    await idle.loaded()
+    const sent = idle.sent
+    expect(await listThrough(host, shape, 'local', idle)).toEqual(await listThrough(host, shape, 'local'))
+    expect(idle.sent).toBeGreaterThan(sent)
+    idle.close()
+    await noneOpen()
+  })
+
   it('a thread that dies counting a subtree leaves totals marked as lower bounds, and no descriptor open', async () => {
     const dying = await new WatchedThread().loaded()
     const request = dying.request.bind(dying)

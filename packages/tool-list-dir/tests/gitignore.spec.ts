@@ -6,6 +6,7 @@ import { execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-
 import type { ListArgs } from '../src/args.ts'
 import type { Listing } from '../src/types.ts'
 import { mkfifo } from './fifo.ts'
+import { GitIgnore } from '../src/gitignore.ts'
 import { listDirHost, listThrough, makeTree } from './harness.ts'
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' })
@@ -277,5 +278,24 @@ describe('the ctx.fs path matches the local fast path on a repository', () => {
     } finally {
       await sandboxed.dispose()
     }
+  })
+})
+
+describe('rules described for the count thread', () => {
+  it('rebuilt from their description, they decide every path as the originals do', () => {
+    const tracked = { source: 'index' as const, holds: (path: string) => path === 'out/kept.js' || path === 'out' }
+    // The deepest file decides: pkg/'s `*.snap` over the root's `!special.snap` (a rebuild in the wrong order would not).
+    const original = new GitIgnore().with('', '*.log\n!keep.log\nout/\n!special.snap\n').with('pkg/', '/gen\n*.snap\n').tracking(tracked)
+    const inDir = original.inDirectory('')
+    inDir('out', true) // enters `out/` for its tracked file, as a walk would
+    const rebuilt = GitIgnore.from(original.describe(), tracked)
+    for (const [dir, name, directory] of [
+      ['', 'a.log', false], ['', 'keep.log', false], ['', 'out', true], ['out/', 'x.js', false], ['out/', 'kept.js', false],
+      ['pkg/', 'gen', true], ['pkg/', 'a.snap', false], ['pkg/', 'special.snap', false], ['', 'special.snap', false],
+      ['pkg/sub/', 'gen', true], ['pkg/sub/', 'b.ts', false],
+    ] as const) {
+      expect(rebuilt.ignores(dir, name, directory), `${dir}${name}`).toBe(original.ignores(dir, name, directory))
+    }
+    expect(rebuilt.describe()).toEqual(original.describe())
   })
 })
