@@ -2,24 +2,10 @@
 import type { ListRequest } from './args.ts'
 import type { GitIgnore, Repo } from './gitignore.ts'
 import { LocalSource } from './local-source.ts'
-import { type SharedBudget, type Totals, walk } from './walk.ts'
+import { addTotals, noTotals, type SharedBudget, type Totals, walk } from './walk.ts'
 
 /** A subtree: its open directory (a descriptor the walk's thread lent), its paths, and where it lies below the listed one. */
 export interface Root { fd: number, display: string, local: string, rel: string }
-
-const noTotals = (): Totals => ({ total: 0, file: 0, directory: 0, symlink: 0, other: 0, ignored: 0, gitignored: 0, partial: false })
-
-export function addTotals<T extends Totals>(into: T, from: Totals): T {
-  into.total += from.total
-  into.file += from.file
-  into.directory += from.directory
-  into.symlink += from.symlink
-  into.other += from.other
-  into.ignored += from.ignored
-  into.gitignored += from.gitignored
-  into.partial ||= from.partial
-  return into
-}
 
 /** How one thread counts its share of the roots. */
 export interface Share {

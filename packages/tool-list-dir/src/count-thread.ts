@@ -8,8 +8,8 @@ import { ABORTED, ANSWER_CELLS, type CountReply, type CountRequest, IN_FLIGHT, L
 import type { GitIgnore, Repo } from './gitignore.ts'
 import type { LocalSource } from './local-source.ts'
 import type { Dir } from './types.ts'
-import { addTotals, countClaimed, type Root } from './claims.ts'
-import { type CountHelper, type Handed, SharedBudget, type Totals } from './walk.ts'
+import { countClaimed, type Root } from './claims.ts'
+import { addTotals, type CountHelper, type Handed, SharedBudget, type Totals } from './walk.ts'
 
 /**
  * How long a walk whose own part is done polls for the thread's answer before it sleeps until the message comes: a
@@ -163,10 +163,9 @@ export function walkHelper(thread: CountThread, source: LocalSource, request: Li
         try {
           const here = await countClaimed({ roots, claims, counting, repo, rules, level, signal, budget, stop: () => signal.aborted })
           if (sent === undefined) return here
-          const theirs = awaitAnswer(answer)
-          if (theirs !== undefined && theirs !== 'pending') return addTotals(here, theirs)
-          const reply = theirs === 'pending' ? await sent : { error: 'failed' }
-          if ('totals' in reply) return addTotals(here, reply.totals)
+          const written = awaitAnswer(answer)
+          const theirs = written === 'pending' ? await sent.then((reply) => 'totals' in reply ? reply.totals : undefined) : written
+          if (theirs !== undefined) return addTotals(here, theirs)
           // The thread failed: what it had claimed is not counted (the totals are then lower bounds).
           const lost = Math.min(Atomics.load(claims, 0), roots.length) - here.claimed
           return lost > 0 ? { ...here, partial: true } : here

@@ -8,7 +8,7 @@ import type { ListRequest } from './args.ts'
 import { argumentError, checkAborted } from './errors.ts'
 import { findRepo } from './gitignore.ts'
 import { type CountThread, walkHelper } from './count-thread.ts'
-import { ChangedError, HANDLES, LocalSource } from './local-source.ts'
+import { ChangedError, LocalSource } from './local-source.ts'
 import { ProviderSource } from './provider-source.ts'
 import type { Dir, DirSource, Entry, Listing } from './types.ts'
 import { walk } from './walk.ts'
@@ -81,7 +81,7 @@ async function listIn(
   try {
     repo = request.skim ? await findRepo(source, root, exec.signal, ctx.fs) : undefined
     // Its subtrees are read through descriptors this process holds: only a local walk through handles can hand them on.
-    helping = thread !== undefined && source instanceof LocalSource && HANDLES
+    helping = thread !== undefined && source instanceof LocalSource && source.pinned
       ? walkHelper(thread, source, request, repo, exec.signal)
       : undefined
     result = await walk(source, root, request, repo, exec.signal, helping ?? {})

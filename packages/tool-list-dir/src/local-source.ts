@@ -24,7 +24,7 @@ const SLICE = 256
  * without openat), so every read of a listing goes through a handle whose identity was checked, never through a path
  * a swapped component could redirect. Elsewhere each directory is read by its path.
  */
-export const HANDLES = existsSync('/proc/self/fd')
+const HANDLES = existsSync('/proc/self/fd')
 
 /**
  * The same directory by this process's id where /proc is this process's pid namespace's: a lookup of `self` (a link)
@@ -148,13 +148,17 @@ export class LocalSource implements DirSource {
    * through a link), or take the handle it was given (`adopt`).
    */
   private enter(dir: Dir): [base: string | Buffer, small: boolean] {
-    const given = this.handles.get(dir)
-    if (given !== undefined) return [`${FD_DIR}/${given}`, fstatSync(given).size <= SYNC_DIR_BYTES]
     if (!HANDLES) {
       // By path: a directory reached by descending must still be one, not a link swapped in since its parent was read.
       if (dir.nested === true && !lstatSync(fsPath(dir.local as string)).isDirectory()) throw new ChangedError()
       return [fsPath(dir.local as string), false]
     }
+    const fd = this.handles.get(dir) ?? this.openHandle(dir)
+    return [`${FD_DIR}/${fd}`, fstatSync(fd).size <= SYNC_DIR_BYTES]
+  }
+
+  /** `dir`'s handle, opened now and checked (see enter). */
+  private openHandle(dir: Dir): number {
     const parent = dir.parent === undefined ? undefined : this.handles.get(dir.parent)
     let fd: number
     try {
@@ -170,7 +174,7 @@ export class LocalSource implements DirSource {
       this.release(dir)
       throw new ChangedError()
     }
-    return [`${FD_DIR}/${fd}`, fstatSync(fd).size <= SYNC_DIR_BYTES]
+    return fd
   }
 
   /**

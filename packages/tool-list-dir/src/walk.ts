@@ -16,6 +16,7 @@ type Compare = (a: Child, b: Child) => number
 type Matcher = (name: string, directory: boolean) => boolean
 
 const GROUP: Record<Child['type'], number> = { directory: 0, file: 1, symlink: 2, other: 2 }
+const TYPES = ['file', 'directory', 'symlink', 'other'] as const
 
 // localeCompare's order from one collator; names it finds equal (NFC vs NFD) fall back to code points, never to readdir's order.
 const collator = new Intl.Collator()
@@ -316,27 +317,22 @@ export async function walk(
   try {
     const start = options.start
     await drive(visit(open(root), start?.prefix ?? '', start?.level ?? 1, start === undefined ? repo?.rules : start.rules))
+    const more = noTotals()
     for (let part = helped.shift(); part !== undefined; part = helped.shift()) {
-      const totals = await part.settle()
+      addTotals(more, await part.settle())
       checkAborted(signal)
-      add(totals)
     }
+    const { total, ignored, gitignored, partial, ...kinds } = more
+    result.total += total
+    result.ignored += ignored
+    result.gitignored += gitignored
+    result.partial ||= partial
+    for (const kind of TYPES) counts[kind] += kinds[kind]
   } finally {
     source.close?.()
     for (const part of helped) part.dropped()
   }
   return result
-
-  function add(totals: Totals): void {
-    result.total += totals.total
-    counts.file += totals.file
-    counts.directory += totals.directory
-    counts.symlink += totals.symlink
-    counts.other += totals.other
-    result.ignored += totals.ignored
-    result.gitignored += totals.gitignored
-    if (totals.partial) result.partial = true
-  }
 }
 
 /** A directory being visited: see visit. */
@@ -363,6 +359,17 @@ export interface Totals {
   ignored: number
   gitignored: number
   partial: boolean
+}
+
+export const noTotals = (): Totals => ({ total: 0, file: 0, directory: 0, symlink: 0, other: 0, ignored: 0, gitignored: 0, partial: false })
+
+export function addTotals<T extends Totals>(into: T, from: Totals): T {
+  into.total += from.total
+  for (const kind of TYPES) into[kind] += from[kind]
+  into.ignored += from.ignored
+  into.gitignored += from.gitignored
+  into.partial ||= from.partial
+  return into
 }
 
 /** Counts subtrees beside a walk (in a thread of its own) while it is free: a walk hands it part of what it only counts. */
