@@ -2,7 +2,7 @@
 import type { InferArgs } from '@deepseek-ai/dsh-tools'
 import { echo } from '@gencode-ai/dsh-tool-common'
 import { argumentError } from './errors.ts'
-import { compileGlob, GlobSyntaxError, wildcardMatch } from './glob.ts'
+import { compileGlob, GlobSyntaxError, wildcardMatch } from './filters/glob.ts'
 
 const DEFAULT_DEPTH = 3
 const MAX_DEPTH = 10

@@ -1,6 +1,6 @@
 // Subtrees a walk handed its count thread: each is counted by whichever thread claims it first (count-thread.ts).
 import type { ListRequest } from './args.ts'
-import type { GitIgnore, Repo } from './gitignore.ts'
+import type { GitIgnore, Repo } from './filters/gitignore.ts'
 import { LocalSource } from './local-source.ts'
 import { addTotals, noTotals, type SharedBudget, type Totals, walk } from './walk.ts'
 

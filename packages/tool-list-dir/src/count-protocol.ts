@@ -1,6 +1,6 @@
 // What a walk sends its count thread and what it answers (count-thread.ts, count-worker.ts).
 import type { Root } from './claims.ts'
-import type { RulesText } from './gitignore.ts'
+import type { RulesText } from './filters/gitignore.ts'
 import type { Totals } from './walk.ts'
 
 /**

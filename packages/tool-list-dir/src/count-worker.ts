@@ -3,8 +3,8 @@ import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from '
 import { parseArgs } from './args.ts'
 import { countClaimed } from './claims.ts'
 import { ABORTED, type CountReply, type CountRequest, FIELDS, IN_FLIGHT, LOADED, WALKS, type Wake } from './count-protocol.ts'
-import { UNKNOWN, trackedPaths } from './git-index.ts'
-import { GitIgnore, type Repo } from './gitignore.ts'
+import { UNKNOWN, trackedPaths } from './filters/git-index.ts'
+import { GitIgnore, type Repo } from './filters/gitignore.ts'
 import { SharedBudget, type Totals } from './walk.ts'
 
 if (parentPort === null) throw new Error('count-worker.ts runs as a worker thread')

@@ -7,7 +7,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { isMainThread } from 'node:worker_threads'
 import { fsPath, nameFromBytes } from '@gencode-ai/dsh-tool-common'
 import { checkAborted } from './errors.ts'
-import { MAX_SMALL_FILE } from './gitignore.ts'
+import { MAX_SMALL_FILE } from './filters/gitignore.ts'
 import { andThen, type Maybe } from './steps.ts'
 import type { Bare, Child, Dir, DirSource, LinkMode } from './types.ts'
 

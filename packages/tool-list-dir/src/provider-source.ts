@@ -1,7 +1,7 @@
 // The ctx.fs listing source, for sandboxing and remote providers.
 import type { Context } from '@deepseek-ai/cordis'
 import { dirname, join } from 'node:path'
-import { MAX_SMALL_FILE } from './gitignore.ts'
+import { MAX_SMALL_FILE } from './filters/gitignore.ts'
 import type { Child, Dir, DirSource, LinkMode } from './types.ts'
 
 const LSTAT_BATCH = 64

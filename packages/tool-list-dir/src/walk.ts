@@ -1,7 +1,7 @@
 // The recursive walk: reads each directory once, filters, sorts and cuts to the window, and counts what lies past it.
 import type { ListRequest } from './args.ts'
 import { checkAborted } from './errors.ts'
-import { HEAVY, type GitIgnore, type Repo } from './gitignore.ts'
+import { HEAVY, type GitIgnore, type Repo } from './filters/gitignore.ts'
 import { drive, isPromise, type Maybe, settle, type Steps, andThen } from './steps.ts'
 import type { Bare, Child, Dir, DirSource } from './types.ts'
 

@@ -6,7 +6,7 @@ import { execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-
 import type { ListArgs } from '../src/args.ts'
 import type { Listing } from '../src/types.ts'
 import { mkfifo } from './fifo.ts'
-import { GitIgnore } from '../src/gitignore.ts'
+import { GitIgnore } from '../src/filters/gitignore.ts'
 import { listDirHost, listThrough, makeTree } from './harness.ts'
 
 const git = (cwd: string, ...args: string[]): string => execFileSync('git', args, { cwd, encoding: 'utf8' })

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import picomatch from 'picomatch'
 import { describe, expect, it } from 'vitest'
-import { compileGlob, GlobSyntaxError, wildcardMatch } from '../src/glob.ts'
+import { compileGlob, GlobSyntaxError, wildcardMatch } from '../src/filters/glob.ts'
 
 // Globs as segments joined by `/`, `**` a whole segment; extglobs are checked by example below, since picomatch reads a
 // `?` or `**` right after a group as a regex quantifier or a globstar (its quirks, not glob meaning).

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
-import { parseIndex, trackedPaths } from '../src/git-index.ts'
+import { parseIndex, trackedPaths } from '../src/filters/git-index.ts'
 import type { Listing } from '../src/types.ts'
 import { listDirHost, listThrough, makeTree } from './harness.ts'
 

@@ -3,7 +3,7 @@ import ignore from 'ignore'
 import { basename } from 'node:path'
 import type { FileSystem } from '@deepseek-ai/dsh-fs'
 import { trackedPaths, UNKNOWN, type Tracked } from './git-index.ts'
-import type { Dir, DirSource } from './types.ts'
+import type { Dir, DirSource } from '../types.ts'
 
 /** Directories a recursive listing shows as one line unless `all`: VCS data, dependencies, caches. */
 export const HEAVY = new Set([
