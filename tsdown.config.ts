@@ -4,7 +4,7 @@ import { defineConfig, type UserConfig } from 'tsdown'
 
 /** Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser). */
 const PLUGINS: Record<string, string[]> = {
-  'tool-list-dir': ['src/index.ts', 'src/count-worker.ts'],
+  'tool-list-dir': ['src/index.ts'],
   'tool-read': ['src/index.ts', 'src/pdf-worker.ts'],
   'tool-bash-bg': ['src/index.ts'],
   'tool-kill-shell': ['src/index.ts'],
@@ -18,7 +18,7 @@ const plugin = ([dir, entry]: [string, string[]]): UserConfig => ({
   platform: 'node',
   target: 'node20',
   outDir: 'dist',
-  // Code the index and a worker share (list_directory's walk) goes to one chunk beside them.
+  // Code the index and a worker share goes to one chunk beside them.
   outputOptions: { chunkFileNames: 'shared.js' },
   clean: true,
   // The private package is bundled (it is never published); everything the package.json declares

@@ -23,8 +23,6 @@ export default defineConfig({
         // These run only on the PDF thread (a worker_thread), which v8 coverage of the test workers does not see.
         'packages/tool-read/src/pdf-worker.ts',
         'packages/tool-read/src/pdf-encrypt.ts',
-        // Runs only on list_directory's count thread (a worker_thread).
-        'packages/tool-list-dir/src/count-worker.ts',
       ],
       reporter: ['text', 'json-summary'],
       reportsDirectory: '.tmp/coverage',

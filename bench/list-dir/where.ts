@@ -17,9 +17,9 @@ import { join } from 'node:path'
 import { bootHost, execTool, makeTmpDir, removeTmpDir } from '@gencode-ai/testkit'
 import * as ListDir from '../../packages/tool-list-dir/dist/index.js'
 import { parseArgs } from '../../packages/tool-list-dir/src/args.ts'
-import { findRepo } from '../../packages/tool-list-dir/src/filters/gitignore.ts'
-import { LocalSource } from '../../packages/tool-list-dir/src/local-source.ts'
-import { walk } from '../../packages/tool-list-dir/src/walk.ts'
+import { findRepo } from '../../packages/tool-list-dir/src/walk/repo.ts'
+import { LocalSource } from '../../packages/tool-list-dir/src/walk/local-source.ts'
+import { Walk } from '../../packages/tool-list-dir/src/walk/walk.ts'
 import { shellTimer } from '../shell-timer.ts'
 import { alternate } from '../time.ts'
 
@@ -76,7 +76,7 @@ const [find = Number.NaN, ...rest] = await alternate(rounds, [
   ['walk alone (LocalSource, .gitignore on)', async () => {
     const source = new LocalSource()
     const root = { display: tree, local: tree }
-    await walk(source, root, request, await findRepo(source, root, signal), signal)
+    await new Walk(source, request, await findRepo(source, root, signal), signal).run(root)
   }],
   ['the call, product composition', async () => {
     const result = await execTool(host.ctx, 'list_directory', { path: 'tree', recursive: true, depth: 3 }, { agent })

@@ -12,7 +12,6 @@ export const Config = Schema.object({
   order: Schema.number().default(1350).description('Prompt order of the guidance section.'),
   guidance: Schema.string().default(DEFAULT_GUIDANCE).description('Guidance section text; empty registers none.'),
   maxEntries: Schema.natural().min(1).max(1000).default(100).description('Most entries one call returns.'),
-  countThread: Schema.boolean().default(true).description('Count past the window of large recursive listings in a second thread (about 25 MB while loaded).'),
   outsideWorkspace: OutsideWorkspace,
 })
 

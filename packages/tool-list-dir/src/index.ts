@@ -3,7 +3,6 @@ import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import { OutsideGate } from '@gencode-ai/dsh-tool-common'
 import { Config } from './config.ts'
-import { CountThread } from './count-thread.ts'
 import { listDirectoryTool } from './tool.ts'
 
 export const name = 'tool-list-dir'
@@ -16,8 +15,5 @@ export function apply(ctx: Context, config: Config): void {
   if (config.guidance !== '') ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   const gate = new OutsideGate(ctx, config.toolName, config.outsideWorkspace, { name: 'path', instead: 'list a path inside the workspace' })
   gate.listen()
-  // Counts the subtrees of large recursive walks in parallel with them; ended with the plugin.
-  const thread = config.countThread ? new CountThread() : undefined
-  if (thread !== undefined) ctx.effect(() => () => { thread.close() }, 'list_directory count thread')
-  ctx.tools.register(listDirectoryTool(ctx, config, gate, thread))
+  ctx.tools.register(listDirectoryTool(ctx, config, gate))
 }

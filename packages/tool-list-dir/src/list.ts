@@ -1,20 +1,26 @@
 // One listing: the path placed and checked, a source chosen (node:fs fast path or ctx.fs), the walk run.
 import type { Context } from '@deepseek-ai/cordis'
 import { lstat } from 'node:fs/promises'
-import { FsError, type FsErrorCode } from '@deepseek-ai/dsh-fs'
+import { FsError, type FsErrorCode, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { echo, fsPath, hasRawBytes, type OutsideGate, place, type Placement, readsAreLocal, shownPath, unescapeName } from '@gencode-ai/dsh-tool-common'
 import type { ListRequest } from './args.ts'
 import { argumentError, checkAborted } from './errors.ts'
-import { findRepo } from './filters/gitignore.ts'
-import { type CountThread, walkHelper } from './count-thread.ts'
-import { ChangedError, LocalSource } from './local-source.ts'
-import { ProviderSource } from './provider-source.ts'
-import type { Dir, DirSource, Entry, Listing } from './types.ts'
-import { walk } from './walk.ts'
+import type { Entry, Listing } from './types.ts'
+import { ChangedError, LocalSource } from './walk/local-source.ts'
+import { ProviderSource } from './walk/provider-source.ts'
+import { findRepo, type Repo } from './walk/repo.ts'
+import type { Dir, DirSource } from './walk/source.ts'
+import { Walk } from './walk/walk.ts'
+
+/** The listed directory: its display path, the provider's target and its process path (each source reads it as its own). */
+export interface Root extends Dir {
+  readonly target: FsTarget
+  readonly local: string
+}
 
 /** The fast path wherever the provider's reads are the local provider's own: node:fs then sees what ctx.fs would. */
-export function chooseSource(ctx: Context, root: Dir): DirSource {
+export function chooseSource(ctx: Context, root: Dir & { readonly target?: FsTarget }): DirSource {
   return root.target !== undefined && readsAreLocal(ctx.fs) ? new LocalSource() : new ProviderSource(ctx)
 }
 
@@ -23,33 +29,7 @@ export async function listDirectory(
   exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>,
   request: ListRequest,
   gate: OutsideGate | undefined,
-  sourceFor: (root: Dir) => DirSource = (root) => chooseSource(ctx, root),
-  thread?: CountThread,
-): Promise<Listing> {
-  // A walk deep enough to hand subtrees on wakes the count thread first, so it is up by the time the window is full; the
-  // first walk large enough to gain from it starts it once it has answered (loaded in the background, it serves the next).
-  const deep = thread !== undefined && request.depth > 1
-  const began = deep && thread.begin()
-  try {
-    const value = await listIn(ctx, exec, request, gate, sourceFor, deep ? thread : undefined)
-    // Started once this call has answered: a thread loading beside a walk slowed it.
-    if (deep && value.stats.total >= THREAD_FROM) setImmediate(() => { thread.warm() }).unref()
-    return value
-  } finally {
-    if (began) thread.end()
-  }
-}
-
-/** Entries of a walk from which the count thread is worth its memory (about 25 MB): a walk of 10,000 takes about 5 ms. */
-const THREAD_FROM = 10_000
-
-async function listIn(
-  ctx: Context,
-  exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>,
-  request: ListRequest,
-  gate: OutsideGate | undefined,
-  sourceFor: (root: Dir) => DirSource,
-  thread: CountThread | undefined,
+  sourceFor: (root: Root) => DirSource = (root) => chooseSource(ctx, root),
 ): Promise<Listing> {
   const named = `path ${echo(request.path)}`
   let target, info
@@ -72,27 +52,21 @@ async function listIn(
       : `${named} is not a directory (${where}) — list its parent directory to see what it is`
     throw new FsError(message, 'FS_NOT_DIRECTORY')
   }
-  const root: Dir = { display: target.displayPath, target, local: ctx.fs.processPath(target) }
+  const root: Root = { display: target.displayPath, target, local: ctx.fs.processPath(target) }
   const source = sourceFor(root)
   if (request.sort === 'modified' && !source.metadata) {
     throw argumentError('sort "modified" needs modification times, which this filesystem provider does not report — use sort "name" or "size"')
   }
-  let result, repo, helping
+  let result, repo
   try {
     repo = request.skim ? await findRepo(source, root, exec.signal, ctx.fs) : undefined
-    // Its subtrees are read through descriptors this process holds: only a local walk through handles can hand them on.
-    helping = thread !== undefined && source instanceof LocalSource && source.pinned
-      ? walkHelper(thread, source, request, repo, exec.signal)
-      : undefined
-    result = await walk(source, root, request, repo, exec.signal, helping ?? {})
+    result = await new Walk(source, request, repo, exec.signal).run(root)
   } catch (error) {
     checkAborted(exec.signal)
     if (error instanceof ChangedError) throw new FsError(`${named} changed while it was being listed — list it again`, 'FS_STALE_VERSION', { cause: error })
     const fault = ROOT_FAULTS.get((error as { code?: string }).code ?? '')
     if (error instanceof FsError || fault === undefined) throw error
     throw new FsError(`cannot list "${where}": ${fault[1]}`, fault[0], { cause: error })
-  } finally {
-    helping?.done()
   }
   // A component swapped for a symlink while we listed would have redirected a walk by paths (one through checked handles
   // cannot be: each directory is opened from its parent's handle, never through a link).
@@ -102,9 +76,14 @@ async function listIn(
       throw new FsError(`${named} changed while it was being listed — list it again`, 'FS_STALE_VERSION')
     }
   }
+  return valueOf(request, target.displayPath, result, repo, source.metadata)
+}
+
+/** The canonical value of a walk's result: the window's entries, the totals, and what was left out and why. */
+function valueOf(request: ListRequest, path: string, result: Walk<Dir>['result'], repo: Repo | undefined, metadata: boolean): Listing {
   const { offset, long } = request
   if (offset > 0 && offset >= result.total) {
-    throw argumentError(`offset ${offset} is past the end: ${where} lists ${result.partial ? 'at least ' : ''}${result.total} `
+    throw argumentError(`offset ${offset} is past the end: ${shownPath(path)} lists ${result.partial ? 'at least ' : ''}${result.total} `
       + `items with these arguments — use an offset below ${result.total}, or leave offset out`)
   }
   const entries = result.shown.map(({ child, rel, siblingsCut }): Entry => {
@@ -122,7 +101,7 @@ async function listIn(
     return entry
   })
   const { file: files, directory: directories, symlink: symlinks, other: others } = result.counts
-  const value: Listing = { path: target.displayPath, entries, stats: { total: result.total, files, directories, others } }
+  const value: Listing = { path, entries, stats: { total: result.total, files, directories, others } }
   if (request.links === 'keep') value.stats.symlinks = symlinks
   const remaining = result.total - offset - entries.length
   if (remaining > 0) {
@@ -136,7 +115,7 @@ async function listIn(
   if (repo?.tracked === 'unknown' && result.gitignored > 0) value.tracked_unknown = true
   if (result.filtered > 0) value.filtered = result.filtered
   if (result.partial) value.partial = true
-  if (long && !source.metadata) value.metadata_unavailable = true
+  if (long && !metadata) value.metadata_unavailable = true
   return value
 }
 

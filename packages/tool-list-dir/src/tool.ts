@@ -4,12 +4,11 @@ import { defineTool, type GenericCallView, type GenericResultView, type ToolDefi
 import { blanksAsAbsent, type OutsideGate, shownPath } from '@gencode-ai/dsh-tool-common'
 import { callMode, parameters, parseArgs, type ListArgs } from './args.ts'
 import type { Config } from './config.ts'
-import type { CountThread } from './count-thread.ts'
 import { listDirectory } from './list.ts'
 import { renderListing } from './render.ts'
 import { LISTING_SCHEMA } from './types.ts'
 
-export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate, thread?: CountThread): ToolDefinition {
+export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
   return blanksAsAbsent(defineTool({
     name: config.toolName,
     description: 'List a directory, directories first, with sizes.',
@@ -19,7 +18,7 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
       render: (args, value) => [{ type: 'text', text: renderListing(value, { ...callMode(args, config.maxEntries), pathArg: args.path }) }],
     },
     isConcurrencySafe: () => true,
-    execute: async (args, exec) => await listDirectory(ctx, exec, parseArgs(args, config.maxEntries), gate, undefined, thread),
+    execute: async (args, exec) => await listDirectory(ctx, exec, parseArgs(args, config.maxEntries), gate),
     presentCall,
     presentResult,
   }), ['path'])

@@ -1,7 +1,5 @@
-// list_directory's value schema and the types inferred from it, and the listing source interface.
-import type { FsTarget } from '@deepseek-ai/dsh-fs'
+// list_directory's value schema, the types inferred from it, and a directory's child as a source reports it.
 import type { InferValue, ParameterSchemaSpec } from '@deepseek-ai/dsh-tools'
-import type { Maybe } from './steps.ts'
 
 const integer = { type: 'integer' } as const
 const count = { type: 'integer', required: true } as const
@@ -52,60 +50,4 @@ export type Entry = Listing['entries'][number]
 export interface Child extends Pick<Entry, 'name' | 'type' | 'size' | 'target' | 'error' | 'collapsed' | 'children'> {
   mtimeMs?: number
   mode?: number
-}
-
-/**
- * A directory's entries as the source read them (its own items), with their names and types read through it. A name is
- * as decoded: one holding U+FFFD may stand for bytes that are not UTF-8, which `exact` gives back as they are.
- */
-export interface Bare<T = unknown> {
-  items: readonly T[]
-  name(item: T): string
-  type(item: T): Child['type']
-}
-
-/** A directory to read: its display path, plus the process path (local) or provider target it is reached by. */
-export interface Dir {
-  display: string
-  local?: string
-  target?: FsTarget
-  nested?: boolean // reached by descending: checked to still be a directory, not a link, when read
-  /** Reached by descending: the directory it was listed in, and its name there (it is opened from its parent's handle). */
-  parent?: Dir
-  name?: string
-}
-
-/** `follow`, the plain mode: a link to a directory lists as a directory, a dangling one as other. */
-export type LinkMode = 'follow' | 'keep'
-
-/**
- * Where listings come from: node:fs (the fast path) or ctx.fs; only the first reports times, permissions and link text
- * (`metadata`). A read may answer at once (a value) or later (a promise): the walk waits only for promises.
- */
-export interface DirSource {
-  readonly kind: 'local' | 'provider'
-  readonly metadata: boolean
-  /** Every directory is read through a handle whose identity was checked (the listed one's against its resolved path). */
-  readonly pinned?: boolean
-  /** Subdirectories the walk reads ahead of its visit (default 16): worth it where reads wait on a thread pool or a provider. */
-  readonly readAhead?: number
-  children(dir: Dir, links: LinkMode, signal: AbortSignal): Maybe<Child[]>
-  /** The same read without an object of ours per entry, for a directory a walk only counts; children where it cannot be. */
-  bare?(dir: Dir, links: LinkMode, signal: AbortSignal): Maybe<Bare | Child[]>
-  /** A bare read's entries as children, each name exactly as on disk (for a walk that must use a name holding U+FFFD). */
-  exact?(read: Bare, links: LinkMode, signal: AbortSignal): Maybe<Child[]>
-  /** The directory a child names, to descend into (never called for symlinks). */
-  child(dir: Dir, name: string, from: Child): Dir
-  /** Fill in size (and with `meta` mtime, mode, link text) for just these children. */
-  details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Maybe<void>
-  count(dir: Dir, signal: AbortSignal): Maybe<number>
-  /** For .gitignore files: a small regular file's text, undefined when absent, unreadable or too large. */
-  readSmall(dir: Dir, name: string, signal: AbortSignal): Maybe<string | undefined>
-  /** Whether `name` exists in `dir`, not following a final symlink. */
-  exists(dir: Dir, name: string, signal: AbortSignal): Maybe<boolean>
-  /** Let go of what reading `dir` holds (its handle); `close` lets go of everything still held. */
-  release?(dir: Dir): void
-  close?(): void
-  /** The directory above (by its process path), undefined at the filesystem root. */
-  parent(dir: Dir): Dir | undefined
 }

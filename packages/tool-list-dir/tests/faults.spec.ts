@@ -4,9 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { bootHost, execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
 import { parseArgs } from '../src/args.ts'
 import { chooseSource, listDirectory } from '../src/list.ts'
-import { LocalSource } from '../src/local-source.ts'
-import type { Child, Dir, DirSource, LinkMode } from '../src/types.ts'
-import { WALK_BUDGET } from '../src/walk.ts'
+import type { Child } from '../src/types.ts'
+import { type LocalDir as Dir, LocalSource } from '../src/walk/local-source.ts'
+import type { DirSource, LinkMode } from '../src/walk/source.ts'
+import { WALK_BUDGET } from '../src/walk/walk.ts'
 import { ListDir, listDirHost, makeTree } from './harness.ts'
 
 let host: Host
@@ -38,7 +39,7 @@ describe('faults during a listing', () => {
   })
 
   it('a directory deleted during the walk is reported as vanished', async () => {
-    const source = new FaultySource(async (dir) => { if (dir.display.endsWith('/gone')) await rm(dir.local!, { recursive: true }) })
+    const source = new FaultySource(async (dir) => { if (dir.display.endsWith('/gone')) await rm(dir.local, { recursive: true }) })
     const value = await listDirectory(host.ctx, { signal: new AbortController().signal, token: Symbol('t') as never }, parseArgs({ path: 'a', recursive: true }, 100), undefined, () => source)
     expect(value.entries.find((entry) => entry.path === 'gone')?.error).toBe('vanished during listing')
   })
@@ -50,8 +51,8 @@ describe('faults during a listing', () => {
       const source = new FaultySource(async (dir) => {
         if (!dir.display.endsWith('/a')) return
         // The parent has been resolved; before the walk reads it and descends, swap a child.
-        await rename(join(dir.local!, 'open'), join(dir.local!, 'open-old'))
-        await symlink(outside, join(dir.local!, 'open'))
+        await rename(join(dir.local, 'open'), join(dir.local, 'open-old'))
+        await symlink(outside, join(dir.local, 'open'))
       })
       const value = await listDirectory(host.ctx, call(), parseArgs({ path: '.', recursive: true }, 100), undefined, () => source)
       // Read as a symlink entry, or refused on descent: never walked into.
@@ -69,8 +70,8 @@ describe('faults during a listing', () => {
       const source = new FaultySource(async (dir) => {
         if (!swapped && dir.display.endsWith('/a/locked')) {
           swapped = true
-          await rename(dir.local!, `${dir.local!}-old`)
-          await symlink(outside, dir.local!)
+          await rename(dir.local, `${dir.local}-old`)
+          await symlink(outside, dir.local)
         }
       })
       const value = await listDirectory(host.ctx, call(), parseArgs({ path: 'a', recursive: true }, 100), undefined, () => source)

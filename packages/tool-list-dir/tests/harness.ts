@@ -4,11 +4,10 @@ import { bootHost, type Host } from '@gencode-ai/testkit'
 import * as ListDir from '../src/index.ts'
 import { parseArgs, type ListArgs } from '../src/args.ts'
 import type { Config } from '../src/config.ts'
-import { CountThread } from '../src/count-thread.ts'
 import { listDirectory } from '../src/list.ts'
-import { LocalSource } from '../src/local-source.ts'
-import { ProviderSource } from '../src/provider-source.ts'
 import type { Listing } from '../src/types.ts'
+import { LocalSource } from '../src/walk/local-source.ts'
+import { ProviderSource } from '../src/walk/provider-source.ts'
 
 export { ListDir }
 
@@ -19,39 +18,15 @@ export async function listDirHost(config: Partial<Config> = {}, options: Paramet
   return host
 }
 
-/** One listing through the chosen source (a local one helped by `thread` if given), the gate left out: differential specs compare them. */
-export function listThrough(
-  host: Host, args: ListArgs, source: 'local' | 'provider', thread?: CountThread, signal = new AbortController().signal,
-): Promise<Listing> {
+/** One listing through the chosen source, the gate left out: differential specs compare them. */
+export function listThrough(host: Host, args: ListArgs, source: 'local' | 'provider', signal = new AbortController().signal): Promise<Listing> {
   return listDirectory(
     host.ctx,
     { signal, token: Symbol('call') as never },
     parseArgs(args, 100),
     undefined,
     () => source === 'local' ? new LocalSource() : new ProviderSource(host.ctx),
-    thread,
   )
-}
-
-/** A count thread that counts the requests it sends (so a spec knows a walk handed subtrees on), once loaded. */
-export class WatchedThread extends CountThread {
-  sent = 0
-
-  override request(request: Parameters<CountThread['request']>[0]): ReturnType<CountThread['request']> {
-    this.sent++
-    return super.request(request)
-  }
-
-  /** Started, and resolved once the thread has loaded (from source, through tsx: a second or two). */
-  async loaded(): Promise<this> {
-    this.warm()
-    const until = Date.now() + 60_000
-    while (!this.free()) {
-      if (Date.now() > until) throw new Error('the count thread did not load within 60 s')
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-    return this
-  }
 }
 
 /** Write a tree: keys are relative paths; a string value is file content, `null` a directory, `{ link }` a symlink. */

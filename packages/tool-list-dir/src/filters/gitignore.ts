@@ -1,17 +1,6 @@
-// What a recursive listing leaves out: heavy directories, and the repository's .gitignore rules.
+// The repository's .gitignore rules: what a recursive listing leaves out.
 import ignore from 'ignore'
-import { basename } from 'node:path'
-import type { FileSystem } from '@deepseek-ai/dsh-fs'
-import { trackedPaths, UNKNOWN, type Tracked } from './git-index.ts'
-import type { Dir, DirSource } from '../types.ts'
-
-/** Directories a recursive listing shows as one line unless `all`: VCS data, dependencies, caches. */
-export const HEAVY = new Set([
-  '.git', 'node_modules', '__pycache__', '.venv', 'venv', '.tox', '.mypy_cache', '.pytest_cache', '.next', '.turbo',
-])
-
-/** Largest .gitignore read: far past any real one (git itself refuses files over 100 MiB). */
-export const MAX_SMALL_FILE = 8 * 1024 * 1024
+import type { Tracked } from './git-index.ts'
 
 /**
  * The .gitignore files in effect for one directory, deepest first. Git's precedence: the deepest file with a matching rule
@@ -160,35 +149,4 @@ function layerOf(base: string, text: string) {
 export interface RulesText {
   layers: { base: string, text: string }[]
   entered: string[]
-}
-
-/** The rules from the git root down to the listed directory's parent; `prefix`: the listed directory, git-relative. */
-export type Repo = NonNullable<Awaited<ReturnType<typeof findRepo>>>
-
-/**
- * The rules from the git root (`.git`: a directory, or a worktree's file) down. Undefined outside a repository, and for a
- * gitignored directory: what was asked for explicitly is listed in full.
- */
-export async function findRepo(source: DirSource, root: Dir, signal: AbortSignal, fs?: FileSystem) {
-  const chain: Dir[] = []
-  for (let dir: Dir | undefined = root; dir !== undefined; dir = source.parent(dir)) {
-    chain.push(dir)
-    if (await source.exists(dir, '.git', signal)) break
-    if (source.parent(dir) === undefined) return undefined
-  }
-  chain.reverse() // the git root first, the listed directory last
-  const names = chain.slice(1).map((dir) => `${basename(dir.local ?? dir.display)}/`)
-  let rules = new GitIgnore()
-  for (const [index, dir] of chain.slice(0, -1).entries()) {
-    const text = await source.readSmall(dir, '.gitignore', signal)
-    if (text !== undefined) rules = rules.with(names.slice(0, index).join(''), text)
-  }
-  const prefix = names.join('')
-  if (prefix !== '' && rules.ignores(names.slice(0, -1).join(''), basename(root.local ?? root.display), true)) return undefined
-  // What git tracks: off the local disk on the fast path, else through the provider (`fs`).
-  const top = chain[0]
-  const tracked = top?.local === undefined || (source.kind === 'provider' && fs === undefined)
-    ? UNKNOWN
-    : await trackedPaths(top.local, signal, source.kind === 'local' ? undefined : fs)
-  return { rules: rules.tracking(tracked), prefix, tracked: tracked.source, root: top?.local }
 }

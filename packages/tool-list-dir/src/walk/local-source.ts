@@ -4,15 +4,24 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readd
 import { readdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import { isMainThread } from 'node:worker_threads'
 import { fsPath, nameFromBytes } from '@gencode-ai/dsh-tool-common'
-import { checkAborted } from './errors.ts'
-import { MAX_SMALL_FILE } from './filters/gitignore.ts'
+import { checkAborted } from '../errors.ts'
+import type { Child } from '../types.ts'
+import { type Bare, type Dir, type DirSource, type LinkMode, MAX_SMALL_FILE } from './source.ts'
 import { andThen, type Maybe } from './steps.ts'
-import type { Bare, Child, Dir, DirSource, LinkMode } from './types.ts'
 
 /** A directory's read: where its entries are reached, the entries, and whether it was read at once (small). */
 type Read = [base: string | Buffer, dirents: Dirent[], small: boolean]
+/**
+ * A directory on the local disk: its process path, and for one reached by descending, the directory it was listed in
+ * and its name there (it is opened from its parent's handle, and checked to still be a directory, not a link).
+ */
+export interface LocalDir extends Dir {
+  readonly local: string
+  readonly parent?: LocalDir
+  readonly name?: string
+}
+
 /** A bare read, with what `exact` needs to re-read it. */
 interface LocalBare extends Bare<Dirent> { read: Read }
 
@@ -30,11 +39,7 @@ const HANDLES = existsSync('/proc/self/fd')
  * The same directory by this process's id where /proc is this process's pid namespace's: a lookup of `self` (a link)
  * fewer for each of a walk's two opens per directory (ours, then readdir's own), about 1 µs each.
  */
-const FD_DIR = !HANDLES
-  ? '/proc/self/fd'
-  : isMainThread
-    ? readlinkOr('/proc/self') === String(process.pid) ? `/proc/${process.pid}/fd` : '/proc/self/fd'
-    : threadFdDir()
+const FD_DIR = HANDLES && readlinkOr('/proc/self') === String(process.pid) ? `/proc/${process.pid}/fd` : '/proc/self/fd'
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW
 
@@ -55,27 +60,24 @@ export class ChangedError extends Error {
 }
 
 /** The fast path: one readdir with file types per directory, a stat only for entries shown or sorted by size / time. */
-export class LocalSource implements DirSource {
+export class LocalSource implements DirSource<LocalDir> {
   readonly kind = 'local'
   readonly metadata = true
   readonly pinned = HANDLES
   /** Most directories are read synchronously at open: reading 16 ahead only held their descriptors and arrays (a walk +0.15x `find`). */
   readonly readAhead = 1
   /** Descriptors held by the directories being read: closed by release, all of them by close. */
-  private readonly handles = new Map<Dir, number>()
-
-  /** Descriptors adopted from another thread: never closed here. */
-  private readonly borrowed = new Set<number>()
+  private readonly handles = new Map<LocalDir, number>()
 
   /** Entries read synchronously since the walk last yielded. */
   private run = 0
 
-  children(dir: Dir, links: LinkMode, signal: AbortSignal): Maybe<Child[]> {
+  children(dir: LocalDir, links: LinkMode, signal: AbortSignal): Maybe<Child[]> {
     return andThen(this.read(dir, signal), (read) => this.shape(read, links, signal))
   }
 
   /** Node's own Dirents, where links are kept as entries (no stat each); names as decoded, `exact` re-reads them as bytes. */
-  bare(dir: Dir, links: LinkMode, signal: AbortSignal): Maybe<Bare<Dirent> | Child[]> {
+  bare(dir: LocalDir, links: LinkMode, signal: AbortSignal): Maybe<Bare<Dirent> | Child[]> {
     return andThen(this.read(dir, signal), (read): Maybe<LocalBare | Child[]> => {
       if (links === 'follow') return this.shape(read, links, signal)
       checkAborted(signal)
@@ -91,7 +93,7 @@ export class LocalSource implements DirSource {
    * Open `dir` and read its entries with their types: at once when it is small (yielding to the event loop first after
    * SYNC_RUN entries read so), through the thread pool when large.
    */
-  private read(dir: Dir, signal: AbortSignal): Maybe<Read> {
+  private read(dir: LocalDir, signal: AbortSignal): Maybe<Read> {
     const [base, small] = this.enter(dir)
     if (!small) return readdir(base, { withFileTypes: true }).then((dirents): Read => [base, dirents, false])
     if (this.run <= SYNC_RUN) return this.readNow(base)
@@ -144,25 +146,25 @@ export class LocalSource implements DirSource {
   }
 
   /**
-   * Open `dir` (the listed one by its checked realpath, one reached by descending by name from its open parent, never
-   * through a link), or take the handle it was given (`adopt`).
+   * Open `dir`: the listed one by its checked realpath, one reached by descending by name from its open parent, never
+   * through a link.
    */
-  private enter(dir: Dir): [base: string | Buffer, small: boolean] {
+  private enter(dir: LocalDir): [base: string | Buffer, small: boolean] {
     if (!HANDLES) {
       // By path: a directory reached by descending must still be one, not a link swapped in since its parent was read.
-      if (dir.nested === true && !lstatSync(fsPath(dir.local as string)).isDirectory()) throw new ChangedError()
-      return [fsPath(dir.local as string), false]
+      if (dir.parent !== undefined && !lstatSync(fsPath(dir.local)).isDirectory()) throw new ChangedError()
+      return [fsPath(dir.local), false]
     }
     const fd = this.handles.get(dir) ?? this.openHandle(dir)
     return [`${FD_DIR}/${fd}`, fstatSync(fd).size <= SYNC_DIR_BYTES]
   }
 
   /** `dir`'s handle, opened now and checked (see enter). */
-  private openHandle(dir: Dir): number {
+  private openHandle(dir: LocalDir): number {
     const parent = dir.parent === undefined ? undefined : this.handles.get(dir.parent)
     let fd: number
     try {
-      fd = openSync(parent === undefined ? fsPath(dir.local as string) : under(`${FD_DIR}/${parent}`, dir.name ?? ''), DIR_FLAGS)
+      fd = openSync(parent === undefined ? fsPath(dir.local) : under(`${FD_DIR}/${parent}`, dir.name ?? ''), DIR_FLAGS)
     } catch (error) {
       // A link where a directory was read (ELOOP under O_NOFOLLOW), or a file now (ENOTDIR): swapped since.
       const code = (error as { code?: string }).code
@@ -170,54 +172,31 @@ export class LocalSource implements DirSource {
     }
     this.handles.set(dir, fd)
     // The listed directory is the one whose realpath was checked: a component swapped before the open would show here.
-    if (parent === undefined && !readlinkSync(`${FD_DIR}/${fd}`, { encoding: 'buffer' }).equals(Buffer.from(fsPath(dir.local as string)))) {
+    if (parent === undefined && !readlinkSync(`${FD_DIR}/${fd}`, { encoding: 'buffer' }).equals(Buffer.from(fsPath(dir.local)))) {
       this.release(dir)
       throw new ChangedError()
     }
     return fd
   }
 
-  /**
-   * Open the subdirectories `names` of `dir` (from its handle, never through a link) for a walk in another thread (the
-   * descriptors are process-wide; the caller closes them once that walk is done); undefined for one that is no longer a
-   * directory, or where there are no handles.
-   */
-  share(dir: Dir, names: readonly string[]): (number | undefined)[] {
-    const parent = this.handles.get(dir)
-    return names.map((name) => {
-      if (parent === undefined) return undefined
-      try {
-        return openSync(under(`${FD_DIR}/${parent}`, name), DIR_FLAGS)
-      } catch {
-        return undefined // swapped or gone since its parent was read: as an entry that cannot be entered, not counted
-      }
-    })
-  }
-
-  /** A directory opened by another thread (`share`): read through `fd`, which stays that thread's to close. */
-  adopt(dir: Dir, fd: number): void {
-    this.handles.set(dir, fd)
-    this.borrowed.add(fd)
-  }
-
   /** Where `dir`'s children are reached: its handle while open, else its path. */
-  private base(dir: Dir): string | Buffer {
+  private base(dir: LocalDir): string | Buffer {
     const fd = this.handles.get(dir)
-    return fd === undefined ? fsPath(dir.local as string) : `${FD_DIR}/${fd}`
+    return fd === undefined ? fsPath(dir.local) : `${FD_DIR}/${fd}`
   }
 
-  release(dir: Dir): void {
+  release(dir: LocalDir): void {
     const fd = this.handles.get(dir)
     if (fd === undefined) return
     this.handles.delete(dir)
-    if (!this.borrowed.has(fd)) closeSync(fd)
+    closeSync(fd)
   }
 
   close(): void {
     for (const dir of this.handles.keys()) this.release(dir) // deleting the current key keeps a Map's iteration valid
   }
 
-  count(dir: Dir, signal: AbortSignal): Maybe<number> {
+  count(dir: LocalDir, signal: AbortSignal): Maybe<number> {
     const [base, small] = this.enter(dir)
     const counted = (names: readonly unknown[]): number => {
       checkAborted(signal)
@@ -233,7 +212,7 @@ export class LocalSource implements DirSource {
 
   // At once, as a walk reads a .gitignore per directory that has one: four thread-pool round trips each cost more than
   // the read (at most MAX_SMALL_FILE, a few ms at worst).
-  readSmall(dir: Dir, name: string): string | undefined {
+  readSmall(dir: LocalDir, name: string): string | undefined {
     // Never through a symlink (as git), never blocking on a FIFO; the size is checked on what was opened, before reading.
     const flag = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK
     let fd
@@ -261,20 +240,20 @@ export class LocalSource implements DirSource {
     }
   }
 
-  exists(dir: Dir, name: string): boolean {
+  exists(dir: LocalDir, name: string): boolean {
     return statOf(under(this.base(dir), name), false) !== undefined
   }
 
-  parent(dir: Dir): Dir | undefined {
-    const up = dirname(dir.local as string)
+  parent(dir: LocalDir): LocalDir | undefined {
+    const up = dirname(dir.local)
     return up === dir.local ? undefined : { display: up, local: up }
   }
 
-  child(dir: Dir, name: string): Dir {
-    return { display: joinName(dir.display, name), local: joinName(dir.local as string, name), nested: true, parent: dir, name }
+  child(dir: LocalDir, name: string): LocalDir {
+    return { display: joinName(dir.display, name), local: joinName(dir.local, name), parent: dir, name }
   }
 
-  details(dir: Dir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Maybe<void> {
+  details(dir: LocalDir, children: Child[], links: LinkMode, meta: boolean, signal: AbortSignal): Maybe<void> {
     const base = this.base(dir)
     return inSlices(children, signal, (child) => {
       if (!meta && child.type !== 'file') return
@@ -305,12 +284,6 @@ function under(base: string | Buffer, name: string): string | Buffer {
   const bytes = fsPath(name)
   if (typeof base === 'string' && typeof bytes === 'string') return `${base}/${bytes}`
   return Buffer.concat([Buffer.from(base), Buffer.from('/'), Buffer.from(bytes)])
-}
-
-/** A worker thread's own task directory (the same descriptor table): its lookups take its own task's lock, not the main thread's. */
-function threadFdDir(): string {
-  const task = readlinkOr('/proc/thread-self')
-  return task === undefined ? '/proc/self/fd' : `/proc/${task}/fd`
 }
 
 function readlinkOr(path: string): string | undefined {
