@@ -2,10 +2,13 @@
 import Schema from '@deepseek-ai/schemastery'
 import { OutsideWorkspace } from '@gencode-ai/dsh-tool-common'
 
-/** The guidance text of the README's Model Experience section, word for word. */
+/**
+ * The guidance text of the README's Model Experience section, word for word: 0.3.3's, with the job `pattern` does that the
+ * host's glob does not (glob lists files by name; pattern narrows this tree, directories included, with its counts).
+ */
 export const DEFAULT_GUIDANCE = 'Use the list_directory tool — not shell commands like ls — to browse directory structures. '
-  + 'When truncated use glob to find files by name pattern, or grep to search file contents. '
-  + 'Use this for understanding project layouts.'
+  + 'When truncated narrow the tree with pattern (matches directories too, keeps counts), or use glob to find files by name, '
+  + 'grep to search contents.'
 
 export const Config = Schema.object({
   toolName: Schema.string().pattern(/^[a-zA-Z0-9_-]{1,64}$/).default('list_directory').description('The tool name the model calls.'),

@@ -11,7 +11,7 @@ import { LISTING_SCHEMA } from './types.ts'
 export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
   return blanksAsAbsent(defineTool({
     name: config.toolName,
-    description: 'List a directory, directories first, with sizes.',
+    description: 'List a directory with sizes.',
     parameters: parameters(config.maxEntries),
     output: {
       schema: LISTING_SCHEMA,
