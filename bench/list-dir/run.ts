@@ -9,8 +9,9 @@
  * the warm median the first five calls of fresh hosts (a session lists a directory a few times, so
  * most calls a user makes run before the JIT has warmed up; each host is its own plain Node process).
  * `find` and `ls -l` are timed by a long-lived shell, as `time find …` measures them; timed by execFileSync from the
- * host they carry its spawn cost (6–13 ms a run, printed beside them), which flattered every ratio. A second tree, 20,000 directories of two files, weighs the per-directory
- * cost (an open, a stat, a readdir and a close each) that a tree of few large directories hides.
+ * host they carry its spawn cost (6–13 ms a run, printed beside them), which flattered every ratio. A second tree,
+ * 20,000 directories of two files, weighs the per-directory cost (an open, a stat, a readdir and a close each) that a
+ * tree of few large directories hides.
  *   npx tsx bench/list-dir/run.ts [flat entries] [tree files] [small directories]
  */
 import '../../packages/testkit/src/polyfill.ts'
