@@ -8,11 +8,6 @@ export type Steps<T> = Generator<Promise<unknown>, T, unknown>
 
 export const isPromise = <T>(value: Maybe<T>): value is Promise<T> => value instanceof Promise
 
-/** `value` itself, or what it settles to: `yield*` it inside steps (no microtask, no promise, for a value now). */
-export function* settle<T>(value: Maybe<T>): Steps<T> {
-  return isPromise(value) ? (yield value) as T : value
-}
-
 /** `then` for a Maybe (named apart: a module exporting `then` is a thenable to every `import()`): applied at once to a value now. */
 export const andThen = <T, U>(value: Maybe<T>, next: (value: T) => Maybe<U>): Maybe<U> => isPromise(value) ? value.then(next) : next(value)
 

@@ -7,7 +7,7 @@ import type { Child } from '../types.ts'
 import { type Compare, inOrder, orderOf } from './order.ts'
 import type { Repo } from './repo.ts'
 import type { Bare, Dir, DirSource } from './source.ts'
-import { andThen, drive, isPromise, type Maybe, settle, type Steps } from './steps.ts'
+import { andThen, drive, isPromise, type Maybe, type Steps } from './steps.ts'
 
 /** The walk stops descending here; totals past it are reported as lower bounds, never as exact. */
 export const WALK_BUDGET = 200_000
@@ -119,16 +119,32 @@ export class Walk<D extends Dir> {
     return andThen(this.source.readSmall(dir, '.gitignore', this.signal), (gitignore) => ({ children, gitignore }))
   }
 
-  /** A directory once read: its rules, its entries filtered and put in order, listed or counted, entered; then details. */
+  /**
+   * A directory once read: its rules, its entries filtered and put in order, listed or counted, entered; then details. A
+   * read answered at once goes on without a step of its own: no generator, promise or microtask per directory.
+   */
   private* visit([dir, reading]: Reading<D>, prefix: string, level: number, inherited: GitIgnore | undefined): Steps<void> {
-    const { request } = this
-    const { children: read, gitignore } = yield* settle(reading)
+    const { request, source, signal } = this
+    const { children: read, gitignore } = isPromise(reading) ? (yield reading) as Listed : reading
     const base = `${this.repo?.prefix ?? ''}${prefix === '' ? '' : `${prefix}/`}`
     const rules = gitignore === undefined || inherited === undefined ? inherited : inherited.with(base, gitignore)
+    const gitignored = rules?.inDirectory(base)
+    const deeper = level < request.depth
     const counted = this.full()
-    const children = yield* this.sift(read, rules?.inDirectory(base), level < request.depth, counted)
+    let children
+    if (Array.isArray(read)) {
+      children = this.sift(read, gitignored, deeper, counted)
+    } else {
+      children = this.count(read, gitignored, deeper)
+      if (children === undefined) {
+        // A name it must use may stand for raw bytes: the directory is re-read exactly, and counted as children instead.
+        const exact = (source.exact as NonNullable<DirSource['exact']>)(read, request.links, signal)
+        children = this.sift(isPromise(exact) ? (yield exact) as Child[] : exact, gitignored, deeper, counted)
+      }
+    }
     if (!counted && (request.sort === 'size' || request.sort === 'modified')) {
-      yield* settle(this.source.details(dir, children, request.links, request.sort === 'modified', this.signal))
+      const sized = source.details(dir, children, request.links, request.sort === 'modified', signal)
+      if (isPromise(sized)) yield sized
     }
     // Without filters each child takes a place in the window: only the first `places` of them can be shown, so only
     // they need ordering (the collator is most of a walk's CPU time); the rest are only counted, in any order.
@@ -137,22 +153,15 @@ export class Walk<D extends Dir> {
     yield* this.enter(frame)
     // Details of what is shown, while this directory is still open: through its handle, never by a path.
     if (frame.shown.length > 0) yield* this.detail(dir, frame.shown)
-    this.source.release?.(dir)
+    source.release?.(dir)
   }
 
   /**
-   * One indexed pass over a read, no closure per entry (a walk's every entry goes through it): filters, then collapsed
-   * directories. A counted read keeps only the directories to enter, counting the rest here, in readdir's order.
+   * One indexed pass over a directory's children, no closure per entry (a walk's every entry goes through it): filters,
+   * then collapsed directories. Past a full window (`counted`) only the directories to enter are kept, the rest counted.
    */
-  private* sift(read: Child[] | Bare, gitignored: Matcher | undefined, deeper: boolean, counted: boolean): Steps<Child[]> {
+  private sift(all: Child[], gitignored: Matcher | undefined, deeper: boolean, counted: boolean): Child[] {
     const { request, result } = this
-    let all = Array.isArray(read) ? read : []
-    if (!Array.isArray(read)) {
-      const entered: Child[] = []
-      if (this.count(read, gitignored, deeper, entered)) return entered
-      // A name it must use may stand for raw bytes: the directory is re-read exactly, and counted as children instead.
-      all = yield* settle((this.source.exact as NonNullable<DirSource['exact']>)(read, request.links, this.signal))
-    }
     const children: Child[] = []
     for (let index = 0; index < all.length; index++) {
       const child = all[index] as Child
@@ -181,10 +190,10 @@ export class Walk<D extends Dir> {
   }
 
   /**
-   * Count a bare read and collect the directories to enter, in one indexed pass with counts in locals; false, nothing
+   * Count a bare read and collect the directories to enter, in one indexed pass with counts in locals; undefined, nothing
    * counted, when a name it must use holds U+FFFD (an ignore glob's, a directory's, a gitignored file's).
    */
-  private count(read: Bare, gitignored: Matcher | undefined, deeper: boolean, entered: Child[]): boolean {
+  private count(read: Bare, gitignored: Matcher | undefined, deeper: boolean): Child[] | undefined {
     const { items } = read
     const { ignore, skim } = this.request
     let files = 0
@@ -193,11 +202,12 @@ export class Walk<D extends Dir> {
     let others = 0
     let ignored = 0
     let hidden = 0
+    const entered: Child[] = []
     for (let index = 0; index < items.length; index++) {
       const item = items[index]
       const name = read.name(item)
       if (ignore !== undefined) {
-        if (name.includes('\ufffd')) return false
+        if (name.includes('\ufffd')) return undefined
         if (ignore(name)) {
           ignored++
           continue
@@ -205,14 +215,14 @@ export class Walk<D extends Dir> {
       }
       const type = read.type(item)
       if (type === 'directory') {
-        if (name.includes('\ufffd')) return false
+        if (name.includes('\ufffd')) return undefined
         directories++
         // A gitignored directory is counted and shown collapsed, never entered.
         if (deeper && !(gitignored !== undefined && gitignored(name, true)) && !(skim && HEAVY.has(name))) entered.push({ name, type })
         continue
       }
       if (gitignored !== undefined && gitignored(name, false)) {
-        if (name.includes('\ufffd')) return false
+        if (name.includes('\ufffd')) return undefined
         hidden++
         continue
       }
@@ -228,7 +238,7 @@ export class Walk<D extends Dir> {
     result.counts.other += others
     result.ignored += ignored
     result.gitignored += hidden
-    return true
+    return entered
   }
 
   /**
@@ -305,7 +315,8 @@ export class Walk<D extends Dir> {
   /** Sizes (and in long mode times, permissions, link text) of what is shown; a collapsed directory's direct-children count. */
   private* detail(dir: D, shown: Child[]): Steps<void> {
     const { source, signal } = this
-    yield* settle(source.details(dir, shown, this.request.links, this.request.links === 'keep', signal))
+    const detailed = source.details(dir, shown, this.request.links, this.request.links === 'keep', signal)
+    if (isPromise(detailed)) yield detailed
     const failed = (child: Child) => (error: unknown): void => {
       checkAborted(signal)
       child.error = describeError(error)
