@@ -87,7 +87,7 @@ export function parseIndex(bytes: Buffer): { paths: string[], sparse: string[] }
       if (last === undefined || last.askGit) last = error
     }
   }
-  throw last
+  throw last ?? new Unreadable('no hash length')
 }
 
 function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse: string[] } {
