@@ -93,9 +93,10 @@ function ignoreMatcher(patterns: readonly string[]): ((name: string) => boolean)
       throw argumentError(`ignore[${index}] is ${pattern.length} characters; a basename glob has at most ${MAX_GLOB_LENGTH} — shorten it, e.g. "*.log"`)
     }
   }
-  const chars = patterns.reduce((sum, pattern) => sum + pattern.length, 0)
-  if (patterns.length > MAX_IGNORE_GLOBS || chars > MAX_IGNORE_CHARS) {
-    throw argumentError(`ignore has ${patterns.length} globs of ${chars} characters in all; at most ${MAX_IGNORE_GLOBS} globs of ${MAX_IGNORE_CHARS} characters are matched — merge them (e.g. "*.log" for many names), or narrow path or pattern`)
+  const total = patterns.reduce((sum, pattern) => sum + pattern.length, 0)
+  if (patterns.length > MAX_IGNORE_GLOBS || total > MAX_IGNORE_CHARS) {
+    throw argumentError(`ignore has ${patterns.length} globs of ${total} characters in all; at most ${MAX_IGNORE_GLOBS} globs of ${MAX_IGNORE_CHARS} characters `
+      + 'are matched — merge them (e.g. "*.log" for many names), or narrow path or pattern')
   }
   const globs = patterns.map((pattern) => wildcardMatcher(Array.from(pattern)))
   // Names are compared by code point, as `?` matches one character; most names are ASCII and need no split.

@@ -82,7 +82,8 @@ describe('bounded work', () => {
   it('numeric ranges: exactly the unpadded integers between, as a small automaton', () => {
     fc.assert(fc.property(fc.integer({ min: -20_000, max: 1_000_000 }), fc.integer({ min: 0, max: 9_999 }), (from, span) => {
       const matches = compileGlob(`x{${from}..${from + span}}y`)
-      const probes = [from - 1, from, from + 1, from + (span >> 1), from + span - 1, from + span, from + span + 1, 0, -0, 10 ** String(from).length]
+      const probes = [from - 1, from, from + 1, from + (span >> 1), from + span - 1, from + span, from + span + 1]
+      probes.push(0, 10 ** String(from).length)
       for (const value of probes) expect({ value, matches: matches(`x${value}y`) }).toEqual({ value, matches: value >= from && value <= from + span })
       expect(matches(`x0${from}y`) && from !== 0 && !String(from).startsWith('-')).toBe(false)
       expect(matches(`x+${Math.abs(from)}y`)).toBe(false)
