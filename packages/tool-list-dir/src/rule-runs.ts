@@ -38,9 +38,12 @@ class Lookups {
   }
 }
 
-const pick = (slots: [Last?, Last?] | undefined, directory: boolean, best: Last | undefined): Last | undefined => {
+/** The later of `best` and the rules in `slots` that apply (a directory-only one to directories alone). */
+function pick(slots: [Last?, Last?] | undefined, directory: boolean, best: Last | undefined): Last | undefined {
   if (slots === undefined) return best
-  for (const last of directory ? slots : slots.slice(0, 1)) if (last !== undefined && (best === undefined || last.index > best.index)) best = last
+  for (const last of directory ? slots : slots.slice(0, 1)) {
+    if (last !== undefined && (best === undefined || last.index > best.index)) best = last
+  }
   return best
 }
 
