@@ -36,6 +36,9 @@ export function strayBytesInUtf8(sample: Uint8Array): boolean {
 const CANDIDATES = 12
 const READING_BYTES = 16 * 1024
 
+/** A byte of ASCII text: printable, or a tab or line break. */
+const asciiText = (byte: number): boolean => (byte >= 0x20 && byte < 0x7f) || byte === 0x09 || byte === 0x0a || byte === 0x0d
+
 /**
  * Whether a BOM-less UTF-16/32 reading is borne out by the bytes: whole code units (`size`, the file's length, and the
  * sample's a multiple of the unit), every unit a character (none NUL, surrogates paired, nothing past U+10FFFF), and,
@@ -46,7 +49,6 @@ export function unitsFit(sample: Uint8Array, name: string, size: number | undefi
   if ((size ?? sample.length) % unit !== 0 || sample.length % unit !== 0) return false
   const view = new DataView(sample.buffer, sample.byteOffset, sample.byteLength)
   const little = name.endsWith('le')
-  const ascii = (byte: number): boolean => (byte >= 0x20 && byte < 0x7f) || byte === 0x09 || byte === 0x0a || byte === 0x0d
   let wide = 0
   let pairs = 0
   let high = false // a high surrogate waits for its low one
@@ -58,7 +60,7 @@ export function unitsFit(sample: Uint8Array, name: string, size: number | undefi
     high = unit === 2 && code >= 0xd800 && code <= 0xdbff
     if (unit === 2 && code > 0xff) {
       wide++
-      if (ascii(code >> 8) && ascii(code & 0xff)) pairs++
+      if (asciiText(code >> 8) && asciiText(code & 0xff)) pairs++
     }
   }
   return pairs <= wide / 2
