@@ -42,7 +42,8 @@ const asciiText = (byte: number): boolean => (byte >= 0x20 && byte < 0x7f) || by
 /**
  * Whether a BOM-less UTF-16/32 reading is borne out by the bytes: whole code units (`size`, the file's length, and the
  * sample's a multiple of the unit), every unit a character (none NUL, surrogates paired, nothing past U+10FFFF), and,
- * for UTF-16, not ASCII text read in pairs (`Hello world` as 效汬潷...: both bytes of most non-Latin units printable ASCII).
+ * for UTF-16, not ASCII text read in pairs (`Hello world` as 效汬潷...: both bytes of most non-Latin units printable ASCII)
+ * and NULs where UTF-16 puts them (high bytes: few characters end in a 0 byte).
  */
 export function unitsFit(sample: Uint8Array, name: string, size: number | undefined): boolean {
   const unit = name.startsWith('utf-32') ? 4 : 2
@@ -51,6 +52,7 @@ export function unitsFit(sample: Uint8Array, name: string, size: number | undefi
   const little = name.endsWith('le')
   let wide = 0
   let pairs = 0
+  let lowNuls = 0
   let high = false // a high surrogate waits for its low one
   for (let at = 0; at < sample.length; at += unit) {
     const code = unit === 4 ? view.getUint32(at, little) : view.getUint16(at, little)
@@ -61,9 +63,11 @@ export function unitsFit(sample: Uint8Array, name: string, size: number | undefi
     if (unit === 2 && code > 0xff) {
       wide++
       if (asciiText(code >> 8) && asciiText(code & 0xff)) pairs++
+      if ((code & 0xff) === 0) lowNuls++
     }
   }
-  return pairs <= wide / 2
+  // NULs of UTF-16 text sit in the high bytes of Latin characters; a low byte of 0 (U+xx00) is one character in 256.
+  return pairs <= wide / 2 && lowNuls <= wide / 8
 }
 
 export async function detect(sample: Uint8Array, size?: number): Promise<Detection> {
