@@ -45,7 +45,7 @@ const asciiText = (byte: number): boolean => (byte >= 0x20 && byte < 0x7f) || by
  * for UTF-16, not ASCII text read in pairs (`Hello world` as 效汬潷...: both bytes of most non-Latin units printable ASCII)
  * and NULs where UTF-16 puts them (high bytes: few characters end in a 0 byte).
  */
-export function unitsFit(sample: Uint8Array, name: string, size: number | undefined): boolean {
+function unitsFit(sample: Uint8Array, name: string, size: number | undefined): boolean {
   const unit = name.startsWith('utf-32') ? 4 : 2
   if ((size ?? sample.length) % unit !== 0 || sample.length % unit !== 0) return false
   const view = new DataView(sample.buffer, sample.byteOffset, sample.byteLength)
