@@ -2,11 +2,16 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError } from '@deepseek-ai/dsh-fs'
 
-/** How many of the largest files (maxFileBytes) may be held whole at once: 30 parallel 40 MB PDFs peaked at 3.8 GB. */
-const LARGEST_AT_ONCE = 4
+/**
+ * Memory a whole-file read takes per byte of the file: its bytes, their copy in a parse thread or decoder, and what the
+ * parse builds (a 40 MB PDF read grew the host by ~210 MB; 30 of them at once peaked at 3.8 GB).
+ */
+const MEMORY_PER_BYTE = 5
+/** How many reads of the largest file (maxFileBytes) the budget admits at once. */
+const LARGEST_AT_ONCE = 2
 
 /**
- * Bytes held by whole-file reads: a read that would pass the budget waits, in arrival order, until earlier reads end (a
+ * Memory held by whole-file reads: a read that would pass the budget waits, in arrival order, until earlier reads end (a
  * user expects the read, not a refusal); alone, any read within maxFileBytes goes ahead. An abort ends the wait.
  */
 export class WholeReads {
@@ -15,9 +20,11 @@ export class WholeReads {
 
   constructor(readonly budget: number) {}
 
-  /** Hold `bytes` until the returned release is called. */
-  async hold(bytes: number, signal: AbortSignal): Promise<() => void> {
+  /** Hold what reading a file of `size` bytes takes until the returned release is called. */
+  async hold(size: number, signal: AbortSignal): Promise<() => void> {
+    const bytes = size * MEMORY_PER_BYTE
     if (this.waiting.length > 0 || !this.fits(bytes)) {
+      if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
       await new Promise<void>((resolve, reject) => {
         const entry = {
           bytes,
@@ -62,9 +69,9 @@ export class WholeReads {
 
 const budgets = new WeakMap<Context, WholeReads>()
 
-/** The plugin's budget (one per plugin context, sized from its maxFileBytes). */
+/** The plugin's budget (one per plugin context): two reads of maxFileBytes at once, more of smaller files. */
 export function wholeReadsOf(ctx: Context, maxFileBytes: number): WholeReads {
   let budget = budgets.get(ctx)
-  if (budget === undefined) budgets.set(ctx, budget = new WholeReads(maxFileBytes * LARGEST_AT_ONCE))
+  if (budget === undefined) budgets.set(ctx, budget = new WholeReads(maxFileBytes * MEMORY_PER_BYTE * LARGEST_AT_ONCE))
   return budget
 }
