@@ -2,13 +2,16 @@
 import type { InferArgs } from '@deepseek-ai/dsh-tools'
 import { echo } from '@gencode-ai/dsh-tool-common'
 import { argumentError } from './errors.ts'
-import { compileGlob, GlobSyntaxError, wildcardMatch } from './filters/glob.ts'
+import { compileGlob, GlobSyntaxError, wildcardMatcher } from './filters/glob.ts'
 
 const DEFAULT_DEPTH = 3
 const MAX_DEPTH = 10
 const MAX_PATH_LENGTH = 4096 // PATH_MAX on Linux
 /** Longest glob accepted in `pattern` or `ignore`: far past any real one, short of regex limits. */
 const MAX_GLOB_LENGTH = 1024
+/** Most `ignore` globs, and their characters in all: each name is tested against every glob, so their sum bounds the work. */
+const MAX_IGNORE_GLOBS = 100
+const MAX_IGNORE_CHARS = 4096
 
 export const parameters = (maxEntries: number) => ({
   path: { type: 'string', required: true },
@@ -85,16 +88,21 @@ export type ListRequest = ReturnType<typeof parseArgs>
 /** `ignore`: basename globs where only `*` and `?` are wildcards (qwen-code's meaning; `[`, `{`, `!` are literal). */
 function ignoreMatcher(patterns: readonly string[]): ((name: string) => boolean) | undefined {
   if (patterns.length === 0) return undefined
-  const globs = patterns.map((pattern, index) => {
+  for (const [index, pattern] of patterns.entries()) {
     if (pattern.length > MAX_GLOB_LENGTH) {
       throw argumentError(`ignore[${index}] is ${pattern.length} characters; a basename glob has at most ${MAX_GLOB_LENGTH} — shorten it, e.g. "*.log"`)
     }
-    return Array.from(pattern)
-  })
+  }
+  const total = patterns.reduce((sum, pattern) => sum + pattern.length, 0)
+  if (patterns.length > MAX_IGNORE_GLOBS || total > MAX_IGNORE_CHARS) {
+    throw argumentError(`ignore has ${patterns.length} globs of ${total} characters in all; at most ${MAX_IGNORE_GLOBS} globs of ${MAX_IGNORE_CHARS} characters `
+      + 'are matched — merge them (e.g. "*.log" for many names), or narrow path or pattern')
+  }
+  const globs = patterns.map((pattern) => wildcardMatcher(Array.from(pattern)))
   // Names are compared by code point, as `?` matches one character; most names are ASCII and need no split.
   return (name) => {
     const chars = /[\ud800-\udfff]/.test(name) ? Array.from(name) : name
-    return globs.some((glob) => wildcardMatch(glob, chars))
+    return globs.some((matches) => matches(chars))
   }
 }
 

@@ -113,6 +113,8 @@ function valueOf(request: ListRequest, path: string, result: Walk<Dir>['result']
   if (result.gitignored > 0) value.gitignored = result.gitignored
   // Without git's index the rules may have hidden tracked files too: say so where they hid any.
   if (repo?.tracked === 'unknown' && result.gitignored > 0) value.tracked_unknown = true
+  const refused = repo?.rules.refusedFiles() ?? []
+  if (refused.length > 0) value.gitignore_refused = refused
   if (result.filtered > 0) value.filtered = result.filtered
   if (result.partial) value.partial = true
   if (long && !metadata) value.metadata_unavailable = true

@@ -133,6 +133,9 @@ function noticeLines(value: Listing, mode: RenderMode): string[] {
   } else if (value.ignored !== undefined) {
     lines.push(`[${items(value.ignored)} hidden by ignore patterns]`)
   }
+  if (value.gitignore_refused !== undefined) {
+    lines.push(`[Not applied (too many rules to match): ${value.gitignore_refused.map((file) => esc(file)).join(', ')}]`)
+  }
   if (value.metadata_unavailable === true) lines.push('[modified times, permissions and link targets are not reported by this filesystem provider]')
   return lines
 }

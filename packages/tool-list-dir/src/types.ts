@@ -36,6 +36,8 @@ export const LISTING_SCHEMA = object({
   gitignored: integer,
   /** Git's index could not be read (or not through this provider): `.gitignore` may have hidden tracked files. */
   tracked_unknown: flag,
+  /** .gitignore files (git-relative) not applied: past the rules a listing matches (100,000 a file; 200,000, 1,000 patterns in all). */
+  gitignore_refused: { type: 'array', items: text },
   offset: integer,
   filtered: integer,
   /** The walk stopped counting at its budget: totals are lower bounds. */

@@ -77,3 +77,42 @@ describe('wildcardMatch', () => {
     expect(wildcardMatch(Array.from(`${'*a'.repeat(500)}*b`), 'a'.repeat(255))).toBe(false)
   })
 })
+
+describe('bounded work', () => {
+  it('numeric ranges: exactly the unpadded integers between, as a small automaton', () => {
+    fc.assert(fc.property(fc.integer({ min: -20_000, max: 1_000_000 }), fc.integer({ min: 0, max: 9_999 }), (from, span) => {
+      const matches = compileGlob(`x{${from}..${from + span}}y`)
+      const probes = [from - 1, from, from + 1, from + (span >> 1), from + span - 1, from + span, from + span + 1]
+      probes.push(0, 10 ** String(from).length)
+      for (const value of probes) expect({ value, matches: matches(`x${value}y`) }).toEqual({ value, matches: value >= from && value <= from + span })
+      expect(matches(`x0${from}y`) && from !== 0 && !String(from).startsWith('-')).toBe(false)
+      expect(matches(`x+${Math.abs(from)}y`)).toBe(false)
+    }), { numRuns: 2000 })
+    // Every value of a range with both signs, and around it.
+    const matches = compileGlob('{-120..1005}')
+    for (let value = -1100; value <= 1100; value++) expect(matches(String(value))).toBe(value >= -120 && value <= 1005)
+    expect(matches('-0')).toBe(false)
+    expect(matches('007')).toBe(false)
+  })
+
+  it('two 1..9999 ranges over 5,000 names: the automaton stays small', () => {
+    const matches = compileGlob('*{1..9999}*{1..9999}*')
+    const names = Array.from({ length: 5000 }, (_, index) => `file-${index}-${index * 7}.txt`)
+    expect(names.filter((name) => matches(name))).toHaveLength(4999) // file-0-0.txt holds no number from 1
+  })
+
+  it('a range past the safe integers is refused', () => {
+    expect(() => compileGlob('{9007199254740993..9007199254740999}')).toThrow(/^range \{9007199254740993\.\.9007199254740999\} goes past 9007199254740991$/)
+  })
+
+  it('wildcards with parts longer than one shift-and word agree with the regex', () => {
+    const regexOf = (glob: string) => new RegExp(`^${Array.from(glob, (c) => c === '*' ? '.*' : c === '?' ? '.' : c).join('')}$`, 'su')
+    fc.assert(fc.property(fc.stringMatching(/^[ab*?]{0,90}$/), fc.stringMatching(/^[ab]{0,120}$/), (glob, name) => {
+      expect(wildcardMatch(Array.from(glob), name)).toBe(regexOf(glob).test(name))
+    }), { numRuns: 3000 })
+    const long = `*${'a'.repeat(70)}b*`
+    expect(wildcardMatch(Array.from(long), `${'a'.repeat(100)}b`)).toBe(true)
+    expect(wildcardMatch(Array.from(long), `${'a'.repeat(69)}b${'a'.repeat(100)}`)).toBe(false)
+    expect(wildcardMatch(Array.from('*é?😀*'), Array.from('xxé1😀'))).toBe(true)
+  })
+})

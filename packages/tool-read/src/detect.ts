@@ -36,7 +36,41 @@ export function strayBytesInUtf8(sample: Uint8Array): boolean {
 const CANDIDATES = 12
 const READING_BYTES = 16 * 1024
 
-export async function detect(sample: Uint8Array): Promise<Detection> {
+/** A byte of ASCII text: printable, or a tab or line break. */
+const asciiText = (byte: number): boolean => (byte >= 0x20 && byte < 0x7f) || byte === 0x09 || byte === 0x0a || byte === 0x0d
+
+/**
+ * Whether a BOM-less UTF-16/32 reading is borne out by the bytes: whole code units (`size`, the file's length, and the
+ * sample's a multiple of the unit), every unit a character (none NUL, surrogates paired, nothing past U+10FFFF), and,
+ * for UTF-16, not ASCII text read in pairs (`Hello world` as 效汬潷...: both bytes of most non-Latin units printable ASCII)
+ * and NULs where UTF-16 puts them (high bytes: few characters end in a 0 byte).
+ */
+function unitsFit(sample: Uint8Array, name: string, size: number | undefined): boolean {
+  const unit = name.startsWith('utf-32') ? 4 : 2
+  if ((size ?? sample.length) % unit !== 0 || sample.length % unit !== 0) return false
+  const view = new DataView(sample.buffer, sample.byteOffset, sample.byteLength)
+  const little = name.endsWith('le')
+  let wide = 0
+  let pairs = 0
+  let lowNuls = 0
+  let high = false // a high surrogate waits for its low one
+  for (let at = 0; at < sample.length; at += unit) {
+    const code = unit === 4 ? view.getUint32(at, little) : view.getUint16(at, little)
+    if (code === 0 || code > 0x10ffff) return false
+    const surrogate = code >= 0xd800 && code <= 0xdfff
+    if (unit === 4 ? surrogate : (code >= 0xdc00 && code <= 0xdfff) !== high) return false
+    high = unit === 2 && code >= 0xd800 && code <= 0xdbff
+    if (unit === 2 && code > 0xff) {
+      wide++
+      if (asciiText(code >> 8) && asciiText(code & 0xff)) pairs++
+      if ((code & 0xff) === 0) lowNuls++
+    }
+  }
+  // NULs of UTF-16 text sit in the high bytes of Latin characters; a low byte of 0 (U+xx00) is one character in 256.
+  return pairs <= wide / 2 && lowNuls <= wide / 8
+}
+
+export async function detect(sample: Uint8Array, size?: number): Promise<Detection> {
   // Loaded on first use (its model costs ~100 ms to load): most hosts never meet a legacy file.
   const { detectAll } = await import('jschardet')
   const all = detectAll(sample, { minimumThreshold: 0.01 })
@@ -48,6 +82,8 @@ export async function detect(sample: Uint8Array): Promise<Detection> {
   for (const { encoding, confidence } of all) {
     const name = encoding === null ? undefined : readableName(encoding)
     if (name === undefined || readings.some((reading) => reading.name === name)) continue
+    // No BOM here (a BOM is read before detection): UTF-16/32 only where the bytes are whole characters of it.
+    if (/^utf-(16|32)/u.test(name) && !unitsFit(sample, name, size)) continue
     const text = decodeSample(sample.subarray(0, READING_BYTES), name)
     readings.push({ name, confidence, text, faults: badness(text) + (MULTI_BYTE.test(name) ? 0 : oddLetters(text)) })
     if (readings.length === CANDIDATES) break

@@ -23,7 +23,18 @@ function symbol(lead: number, trail: number): string {
   const row = lead >= 0xd9 && lead <= 0xde ? 0xa1 + (lead - 0xd9) * 2 : lead >= 0xe0 && lead <= 0xf9 ? 0xca + (lead - 0xe0) * 2 : 0
   const cell = trail >= 0x31 && trail <= 0x7e ? trail - 0x31 : trail >= 0x91 && trail <= 0xfe ? trail - 0x91 + 78 : -1
   if (row === 0 || cell < 0) return '\uFFFD'
-  return iconv.decode(Buffer.from(cell < 94 ? [row, 0xa1 + cell] : [row + 1, 0xa1 + cell - 94]), 'euc-kr')
+  const [eucRow, eucCell] = cell < 94 ? [row, cell] : [row + 1, cell - 94]
+  return (KS_X_1001 ??= ksx1001())[(eucRow - 0xa1) * 94 + eucCell] ?? '\uFFFD'
+}
+
+/** KS X 1001's 94 × 94 cells as EUC-KR decodes them, built once on the first symbol (a decode per character cost ~1 µs each). */
+let KS_X_1001: string[] | undefined
+function ksx1001(): string[] {
+  const cells: string[] = []
+  for (let row = 0xa1; row <= 0xfe; row++) {
+    for (let cell = 0xa1; cell <= 0xfe; cell++) cells.push(iconv.decode(Buffer.from([row, cell]), 'euc-kr'))
+  }
+  return cells
 }
 
 export class JohabDecoder {

@@ -83,6 +83,10 @@ async function imageOutput(source: Source, cell: ParsedCell, n: number, raster: 
   } catch (error) {
     // One plot that cannot be attached is described; the notebook is still read.
     if (!(error instanceof Error) || (error instanceof FsError && error.code === 'FS_ABORTED')) throw error
+    // A failed attempt spends the budget as an attached image would: decoding is what costs, and a notebook can hold
+    // hundreds of plots that decode for seconds each and then fail.
+    budget.images--
+    budget.bytes -= data.length
     const reason = error.message.replace(/^cannot read "[^"]*": /u, '')
     return { text: `[Image output: not attached (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason})]`, attached: null }
   }

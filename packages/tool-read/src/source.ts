@@ -11,6 +11,7 @@ import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { echo, fsPath } from '@gencode-ai/dsh-tool-common'
 import { openChecked } from './opened.ts'
 import { notRegular } from './target.ts'
+import { wholeReadsOf } from './whole-reads.ts'
 
 /** Bytes the reader table looks at (a PDF header may follow up to 1024 bytes of junk). */
 const HEAD_BYTES = 1024
@@ -29,6 +30,8 @@ function rangeReader(fs: object): RangeRead | undefined {
 export class Source {
   private whole: Promise<Uint8Array> | undefined
   private first: Promise<Uint8Array> | undefined
+  /** Gives back what this call holds of the plugin's budget for whole-file reads. */
+  private release: (() => void) | undefined
 
   /** Use {@link Source.open}. On the local path `info.size` is the descriptor's size when opened: reads stop there. */
   private constructor(
@@ -58,6 +61,7 @@ export class Source {
   }
 
   async close(): Promise<void> {
+    this.release?.()
     await this.handle?.close()
   }
 
@@ -97,8 +101,15 @@ export class Source {
     const tooLarge = (size: number) => new FsError(`cannot read ${echo(this.target.displayPath)}: ${size} bytes exceeds maxFileBytes (${this.maxFileBytes}) for a file read whole — read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
     const size = this.info.size
     if (size !== undefined && size > this.maxFileBytes) return Promise.reject(tooLarge(size))
-    this.whole ??= this.handle === undefined ? this.ctx.fs.readBytes(this.target, this.exec.signal, this.maxFileBytes) : this.readWhole()
+    this.whole ??= this.readHeld(size ?? this.maxFileBytes)
     return this.whole
+  }
+
+  /** The whole file once the plugin's budget for whole-file reads admits it (held until close). */
+  private async readHeld(size: number): Promise<Uint8Array> {
+    this.release = await wholeReadsOf(this.ctx, this.maxFileBytes).hold(size, this.exec.signal)
+    if (this.handle !== undefined) return await this.readWhole()
+    return await this.ctx.fs.readBytes(this.target, this.exec.signal, this.maxFileBytes)
   }
 
   /** Whether the bytes come in ranges through the provider (not local, and it has readByteRange). */

@@ -79,6 +79,33 @@ async function readUtf8(source: Source, request: WindowRequest): Promise<TextRea
 /** ISO-2022 text is 7-bit, so it passes as UTF-8: its escapes say what it is (ISO-2022-KR's once, at the top). */
 const ISO_2022_JP = ['\x1b$B', '\x1b$@']
 const ISO_2022_KR = '\x1b$)C'
+/** ISO-2022-JP's designations and the bytes a character takes after each: ASCII, JIS-Roman, half-width kana; JIS X 0208. */
+const DESIGNATIONS = new Map([['(B', 1], ['(J', 1], ['(I', 1], ['$@', 2], ['$B', 2]])
+
+/**
+ * Whether `text` (bytes as latin1, or lines read as UTF-8) is ISO-2022-JP throughout: 7-bit, every escape a designation
+ * of it, every two-byte run pairs of 0x21-0x7E (a line break returns to ASCII, as writers do). One stray escape in UTF-8
+ * text is not enough.
+ */
+function iso2022Jp(text: string): boolean {
+  let width = 1
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at)
+    if (code > 0x7f) return false
+    if (code === 0x1b) {
+      const next = DESIGNATIONS.get(text.slice(at + 1, at + 3))
+      if (next === undefined && at + 3 <= text.length) return false
+      width = next ?? width
+      at += 2
+    } else if (code === 0x0a || code === 0x0d) {
+      width = 1
+    } else if (width === 2) {
+      const trail = text.charCodeAt(++at)
+      if (code < 0x21 || code > 0x7e || (at < text.length && (trail < 0x21 || trail > 0x7e))) return false
+    }
+  }
+  return true
+}
 
 async function decide(source: Source, request: WindowRequest, label: string | undefined): Promise<TextRead> {
   if (label !== undefined && !isUtf8Label(label)) return await decodeAs(source, request, label.toLowerCase())
@@ -89,7 +116,9 @@ async function decide(source: Source, request: WindowRequest, label: string | un
   const utf8 = await readUtf8(source, request)
   if (utf8 !== undefined) {
     if (Buffer.from(head).includes(ISO_2022_KR)) throw unsupported(source.target, 'ISO-2022-KR')
-    return utf8.lines.some((line) => ISO_2022_JP.some((escape) => line.includes(escape))) ? await decodeAs(source, request, 'ISO-2022-JP') : utf8
+    const escaped = utf8.lines.some((line) => ISO_2022_JP.some((escape) => line.includes(escape)))
+    const jp = escaped && iso2022Jp(Buffer.from(head).toString('latin1')) && iso2022Jp(utf8.lines.join('\n'))
+    return jp ? await decodeAs(source, request, 'ISO-2022-JP') : utf8
   }
   // A BOM says UTF-8 whatever the detector would guess from a few bad bytes.
   if (bom === 'utf-8') return await readLenientUtf8(source, request, true)
@@ -98,7 +127,7 @@ async function decide(source: Source, request: WindowRequest, label: string | un
   })
   if (sample === undefined) throw binaryError(source.target)
   if (strayBytesInUtf8(sample)) return await readLenientUtf8(source, request, true)
-  const found = await detect(sample)
+  const found = await detect(sample, source.info.size)
   if (found.kind === 'binary') throw binaryError(source.target)
   if (found.kind === 'unsupported') throw unsupported(source.target, found.name)
   if (found.encoding === 'utf-8') return await readLenientUtf8(source, request, true)

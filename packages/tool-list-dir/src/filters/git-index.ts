@@ -1,7 +1,7 @@
 /** Which paths git tracks (ignore rules never hide those): the repository's index file, versions 2–4, else `git ls-files`. */
 
 import { execFile } from 'node:child_process'
-import { closeSync, constants, fstatSync, openSync, read as readFd } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, read as readFd, type BigIntStats } from 'node:fs'
 import { join, resolve } from 'node:path'
 import type { FileSystem } from '@deepseek-ai/dsh-fs'
 
@@ -12,6 +12,14 @@ const MAX_LS_FILES_BYTES = 128 * 1024 * 1024
 const LS_FILES_TIMEOUT_MS = 20_000
 /** Largest `.git` file (`gitdir: <path>`) read. */
 const MAX_GIT_FILE_BYTES = 64 * 1024
+/**
+ * What the decoded paths may hold, in characters, the directories they imply included: v4 prefix compression lets a few
+ * MB of index repeat a long path into gigabytes, so the output is bounded, not only the input. Past it the index is
+ * unreadable and tracked files unknown (git would decode the same gigabytes).
+ */
+const MAX_TRACKED_CHARS = 64 * 1024 * 1024
+/** Longest path an entry may decode to: Linux's PATH_MAX, past which no work tree can hold the file. */
+const MAX_PATH_BYTES = 4096
 /** Hash lengths an index may carry: SHA-1, SHA-256. */
 const HASH_LENGTHS = [20, 32]
 
@@ -28,40 +36,58 @@ class TrackedPaths implements Tracked {
   private readonly files = new Set<string>()
   /** Every directory holding a tracked path, as `a/` and `a/b/`. */
   private readonly dirs = new Set<string>()
+  /** A sparse index's directories outside the cone (`dir/`), each holding everything under it. */
+  private readonly sparse = new Set<string>()
 
-  constructor(readonly source: 'index' | 'git', paths: readonly string[], private readonly sparse: readonly string[] = []) {
+  /** Throws Unreadable past MAX_TRACKED_CHARS: deep distinct paths imply many long directories. */
+  constructor(readonly source: 'index' | 'git', paths: readonly string[], sparse: readonly string[] = []) {
+    let chars = 0
+    for (const dir of sparse) this.sparse.add(dir)
     for (const path of [...paths, ...sparse]) {
+      if (path.length > MAX_PATH_BYTES) throw new Unreadable(`a path of ${path.length} characters`, false)
+      chars += path.length
       this.files.add(path)
       for (let at = path.lastIndexOf('/', path.length - 2); at > 0; at = path.lastIndexOf('/', at - 1)) {
         const dir = path.slice(0, at + 1)
         if (this.dirs.has(dir)) break // its parents are in already
+        chars += dir.length
         this.dirs.add(dir)
       }
+      if (chars > MAX_TRACKED_CHARS) throw new Unreadable(`paths past ${MAX_TRACKED_CHARS} characters`, false)
     }
   }
 
   holds(path: string, directory: boolean): boolean {
     // A gitlink (submodule) is a tracked path that is a directory here.
     if (this.files.has(path) || (directory && this.dirs.has(`${path}/`))) return true
-    // A sparse index keeps a directory outside the cone as one entry (`dir/`): everything under it is tracked.
-    return this.sparse.some((dir) => `${path}${directory ? '/' : ''}`.startsWith(dir))
+    if (this.sparse.size === 0) return false
+    // A sparse directory holds everything under it: look its ancestors up, one set lookup each, not every sparse entry.
+    const full = directory ? `${path}/` : path
+    for (let at = full.indexOf('/'); at !== -1; at = full.indexOf('/', at + 1)) if (this.sparse.has(full.slice(0, at + 1))) return true
+    return false
   }
 }
 
-class Unreadable extends Error {}
+/** `askGit`: whether `git ls-files` may read what this reader could not (not past a bound, nor a FIFO it would block on). */
+class Unreadable extends Error {
+  constructor(message: string, readonly askGit = true, public key?: string) {
+    super(message)
+  }
+}
 
 /** The paths of an index file (a sparse index's directory entries apart, as `dir/`); throws Unreadable on what it cannot read. */
 export function parseIndex(bytes: Buffer): { paths: string[], sparse: string[] } {
-  let last: unknown
+  let last: Unreadable | undefined
   for (const hashLength of HASH_LENGTHS) {
     try {
       return parseWith(bytes, hashLength)
     } catch (error) {
       if (!(error instanceof Unreadable)) throw error
-      last = error
+      // A bound passed under one hash length is the answer: another length only misreads the layout.
+      if (last === undefined || last.askGit) last = error
     }
   }
-  throw last
+  throw last ?? new Unreadable('no hash length')
 }
 
 function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse: string[] } {
@@ -77,6 +103,7 @@ function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse
   // Version 4: the previous path's bytes, which the next one keeps a prefix of.
   let previous = Buffer.alloc(version === 4 ? 4096 : 0)
   let previousLength = 0
+  let decoded = 0
   let at = 12
   for (let entry = 0; entry < count; entry++) {
     if (at + fixed > end) throw new Unreadable('entries run past the end')
@@ -102,6 +129,8 @@ function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse
       const nul = bytes.indexOf(0, name)
       if (nul === -1 || nul >= end) throw new Unreadable('an unterminated path')
       const length = previousLength - drop + nul - name
+      if (length !== named && !(named === 0xfff && length >= 0xfff)) throw new Unreadable('a name length disagrees')
+      if (length > MAX_PATH_BYTES) throw new Unreadable(`a path of ${length} bytes`, false)
       if (length > previous.length) {
         const grown = Buffer.alloc(Math.max(length, previous.length * 2))
         previous.copy(grown, 0, 0, previousLength - drop)
@@ -109,7 +138,6 @@ function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse
       }
       bytes.copy(previous, previousLength - drop, name, nul)
       previousLength = length
-      if (length !== named && !(named === 0xfff && length >= 0xfff)) throw new Unreadable('a name length disagrees')
       path = previous.toString('utf8', 0, length)
       at = nul + 1
     } else {
@@ -119,6 +147,8 @@ function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse
       // 1–8 NULs pad the entry to a multiple of 8 bytes.
       at += (nul - at + 8) & ~7
     }
+    decoded += path.length
+    if (decoded > MAX_TRACKED_CHARS) throw new Unreadable(`paths past ${MAX_TRACKED_CHARS} characters`, false)
     if ((mode & 0o170000) === 0o040000) sparse.push(path.endsWith('/') ? path : `${path}/`)
     else paths.push(path)
   }
@@ -138,13 +168,16 @@ function parseWith(bytes: Buffer, hashLength: number): { paths: string[], sparse
 type ReadFile = (path: string, limit: number, known?: (key: string) => boolean) => Promise<{ bytes?: Buffer, key?: string } | undefined>
 
 /**
- * By one open and fstat on the local disk, never through a final symlink (ELOOP) or blocking on a FIFO. The open, fstat
- * and close are synchronous (a few µs each, where a thread-pool round trip each cost a listing more than its walk of a
- * small tree); only reading an index not cached yet goes through the pool.
+ * By an lstat, then one open and fstat on the local disk: what is not a regular file is never opened (a FIFO's writer
+ * would be woken by us, git would block on it), nor followed through a final symlink (ELOOP). The stat, open and close
+ * are synchronous (a few µs each, where a thread-pool round trip each cost a listing more than its walk of a small tree);
+ * only reading an index not cached yet goes through the pool.
  */
 const readBounded: ReadFile = async (path, limit, known) => {
   let fd
   try {
+    const link = lstatSync(path, { bigint: true })
+    if (!link.isFile()) throw new Unreadable('not a regular file', false, keyOf(link))
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ENOENT') return undefined
@@ -152,10 +185,10 @@ const readBounded: ReadFile = async (path, limit, known) => {
   }
   try {
     const info = fstatSync(fd, { bigint: true })
-    if (!info.isFile()) throw new Unreadable('not a regular file')
-    if (info.size > BigInt(limit)) throw new Unreadable(`${info.size} bytes`)
-    const key = `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
+    if (!info.isFile()) throw new Unreadable('not a regular file', false)
+    const key = keyOf(info)
     if (known?.(key) === true) return { key }
+    if (info.size > BigInt(limit)) throw new Unreadable(`${info.size} bytes`, true, key)
     const size = Number(info.size)
     const bytes = Buffer.allocUnsafe(size)
     let filled = 0
@@ -171,6 +204,9 @@ const readBounded: ReadFile = async (path, limit, known) => {
     closeSync(fd)
   }
 }
+
+/** A version of a file: git replaces the index on every write, so a new identity is a new index. */
+const keyOf = (info: BigIntStats): string => `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`
 
 /** One pread through the thread pool: an index can be large, and reading it must not hold the event loop. */
 const readAt = (fd: number, bytes: Buffer, offset: number, length: number, position: number) => new Promise<number>((done, fail) => {
@@ -243,21 +279,25 @@ export async function trackedPaths(root: string, signal: AbortSignal, fs?: FileS
     if (index?.bytes === undefined) return new TrackedPaths('index', [])
     const { paths, sparse } = parseIndex(index.bytes)
     const tracked = new TrackedPaths('index', paths, sparse)
-    return key === undefined ? tracked : remember(key, tracked)
-  } catch {
+    return remember(key, tracked)
+  } catch (error) {
     signal.throwIfAborted()
+    if (error instanceof Unreadable && error.key !== undefined) key = `${root}\0${error.key}`
+    // Past a bound, or not a regular file: git would decode the same gigabytes or block on the FIFO.
+    if (error instanceof Unreadable && !error.askGit) return remember(key, UNKNOWN)
   }
   if (fs !== undefined) return UNKNOWN
   try {
-    const tracked = new TrackedPaths('git', await lsFiles(root, signal))
-    return key === undefined ? tracked : remember(key, tracked)
+    return remember(key, new TrackedPaths('git', await lsFiles(root, signal)))
   } catch {
     signal.throwIfAborted()
-    return UNKNOWN
+    // Remembered until the index changes: a git that failed (timed out on a blocked read) is not asked on every listing.
+    return remember(key, UNKNOWN)
   }
 }
 
-function remember(key: string, tracked: Tracked): Tracked {
+function remember(key: string | undefined, tracked: Tracked): Tracked {
+  if (key === undefined) return tracked
   if (cache.size >= CACHED) cache.delete(cache.keys().next().value as string)
   cache.set(key, tracked)
   return tracked

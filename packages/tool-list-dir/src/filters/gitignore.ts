@@ -1,6 +1,17 @@
 // The repository's .gitignore rules: what a recursive listing leaves out.
 import ignore from 'ignore'
 import type { Tracked } from './git-index.ts'
+import { RuleRuns } from './rule-runs.ts'
+
+/**
+ * Rules in effect at once: in one .gitignore, in all of them, and those a path is tested against one by one (glob
+ * patterns; every rule of a small file). A file that would pass one is not applied, and the listing says so.
+ */
+const MAX_FILE_RULES = 100_000
+const MAX_RULES = 200_000
+const MAX_PATTERNS = 1000
+/** Up to this many rules a file goes whole to the `ignore` package; past it, literal rules become lookups (RuleRuns). */
+const FEW_RULES = 200
 
 /**
  * The .gitignore files in effect for one directory, deepest first. Git's precedence: the deepest file with a matching rule
@@ -15,7 +26,11 @@ export class GitIgnore {
   private readonly tails: Uint8Array | undefined
   private readonly tailLength: number
 
-  constructor(private readonly layers: readonly ReturnType<typeof layerOf>[] = [], private readonly scope?: TrackedScope) {
+  constructor(
+    private readonly layers: readonly ReturnType<typeof layerOf>[] = [], private readonly scope?: TrackedScope,
+    /** The .gitignore files (git-relative) left out for their rule counts, shared by every set derived from this one. */
+    private readonly refused = new Set<string>(),
+  ) {
     const endings = layers.map((layer) => layer.endings)
     const all = endings.every((list) => list !== undefined) ? endings.flat() : undefined
     this.tailLength = all?.every((ending) => ending.length >= 2) === true ? 2 : 1
@@ -27,13 +42,26 @@ export class GitIgnore {
     for (const ending of all) this.tails[tailOf(ending, this.tailLength)] = 1
   }
 
+  /** These rules and the .gitignore at `base`, deepest first; itself when that file has too many rules (then refused). */
   with(base: string, text: string): GitIgnore {
-    return new GitIgnore([layerOf(base, text), ...this.layers], this.scope)
+    const lines = rulesOf(text)
+    const rules = this.layers.reduce((sum, { count }) => sum + count, lines.length)
+    const layer = lines.length > MAX_FILE_RULES || rules > MAX_RULES ? undefined : layerOf(base, text, lines)
+    if (layer === undefined || this.layers.reduce((sum, { tested }) => sum + tested, layer.tested) > MAX_PATTERNS) {
+      this.refused.add(`${base}.gitignore`)
+      return this
+    }
+    return new GitIgnore([layer, ...this.layers], this.scope, this.refused)
   }
 
   /** The same rules for one walk, under git's rule that they never hide a tracked path (`entered`: as TrackedScope's). */
   tracking(tracked: Tracked, entered: readonly string[] = []): GitIgnore {
-    return new GitIgnore(this.layers, new TrackedScope(tracked, entered))
+    return new GitIgnore(this.layers, new TrackedScope(tracked, entered), this.refused)
+  }
+
+  /** The .gitignore files not applied for their rule counts, git-relative, in the order met. */
+  refusedFiles(): string[] {
+    return [...this.refused]
   }
 
   /** What rebuilds these rules in another thread: each .gitignore's directory and text, the tracked scope's entered directories. */
@@ -67,7 +95,7 @@ export class GitIgnore {
     // Per entry: an indexed loop (for-of measured ~10% slower); a literal ending rules most names out before the µs-a-path matcher.
     for (let index = 0; index < this.layers.length; index++) {
       const layer = this.layers[index]
-      if (layer === undefined || (layer.endings !== undefined && !endsWithAny(name, layer.endings))) continue
+      if (layer === undefined || (layer.scanEndings && layer.endings !== undefined && !endsWithAny(name, layer.endings))) continue
       let result
       try {
         result = layer.rules.test(`${layer.byName ? '' : dir.slice(layer.base.length)}${name}${directory ? '/' : ''}`)
@@ -132,9 +160,11 @@ function endsWithAny(name: string, endings: readonly string[]): boolean {
   return false
 }
 
+/** A .gitignore's rules: its lines but blank ones and comments. */
+const rulesOf = (text: string): string[] => text.split(/\r?\n/).filter((line) => line.trim() !== '' && !line.startsWith('#'))
+
 /** One .gitignore; `base`: its directory relative to the git root, '' or ending in '/'. */
-function layerOf(base: string, text: string) {
-  const lines = text.split(/\r?\n/).filter((line) => line.trim() !== '' && !line.startsWith('#'))
+function layerOf(base: string, text: string, lines: readonly string[]) {
   // Each rule's literal ending (`*.log` → `.log`, `src/build/` → `build`); '' (none, or escapes) turns the test off.
   const endings = lines.map((line) => {
     const rule = line.replace(/ +$/, '').replace(/^!/, '').replace(/\/+$/, '')
@@ -142,7 +172,16 @@ function layerOf(base: string, text: string) {
   })
   // No rule names a path (`*.log`, `build/`; not `/dist`): the name alone decides, as the walk never enters an ignored directory.
   const byName = lines.every((line) => !line.trim().replace(/\/+$/, '').includes('/'))
-  return { base, text, rules: ignore({ ignorecase: false }).add(text), endings: endings.includes('') ? undefined : endings, byName }
+  // A large file (generated lists of paths) is mostly literal: those rules become lookups, never tested one by one.
+  const runs = lines.length > FEW_RULES ? new RuleRuns(lines) : undefined
+  return {
+    base, text, rules: runs ?? ignore({ ignorecase: false }).add(text), byName,
+    endings: endings.includes('') ? undefined : endings,
+    /** Whether a name must end as some rule does before the rules are asked (a scan of every ending: small files only). */
+    scanEndings: runs === undefined,
+    count: lines.length,
+    tested: runs?.patterns ?? lines.length,
+  }
 }
 
 /** Rules as text, deepest .gitignore first (GitIgnore.describe). */

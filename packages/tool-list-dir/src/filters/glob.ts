@@ -1,28 +1,90 @@
 // Glob matching in time linear in the name: `ignore` by a greedy two-pointer scan, `pattern` by an automaton (no backtracking regex).
 
-/** `ignore`'s meaning: only `*` (any run) and `?` (one character) are wildcards; O(name × glob) with one backtrack point. */
-export function wildcardMatch(glob: readonly string[], name: readonly string[] | string): boolean {
-  let at = 0
-  let from = 0
-  let star = -1
-  let mark = 0
-  while (from < name.length) {
-    const want = glob[at]
-    if (want !== undefined && want !== '*' && (want === '?' || want === name[from])) {
-      at++
-      from++
-    } else if (want === '*') {
-      star = at++
-      mark = from
-    } else if (star >= 0) {
-      at = star + 1
-      from = ++mark
-    } else {
-      return false
+/**
+ * `ignore`'s meaning: only `*` (any run) and `?` (one character) are wildcards. The parts between stars have fixed
+ * lengths, so the first must start the name, the last end it, and each middle one is placed leftmost (bit-parallel, one
+ * pass): time linear in the name, whatever the glob.
+ */
+export function wildcardMatcher(glob: readonly string[]): (name: readonly string[] | string) => boolean {
+  const first = glob.indexOf('*')
+  if (first === -1) return (name) => glob.length === name.length && fits(glob, 0, name, 0, glob.length)
+  const last = glob.lastIndexOf('*')
+  const tail = glob.length - last - 1
+  const middle: Segment[] = []
+  for (let at = first + 1; at < last; at = glob.indexOf('*', at) + 1) {
+    if (glob[at] !== '*') middle.push(new Segment(glob.slice(at, glob.indexOf('*', at))))
+  }
+  const fixed = first + tail + middle.reduce((sum, segment) => sum + segment.length, 0)
+  return (name) => {
+    const end = name.length - tail
+    if (fixed > name.length || !fits(glob, 0, name, 0, first) || !fits(glob, last + 1, name, end, tail)) return false
+    let from = first
+    for (const segment of middle) {
+      from = segment.find(name, from, end)
+      if (from === -1) return false
+    }
+    return true
+  }
+}
+
+export const wildcardMatch = (glob: readonly string[], name: readonly string[] | string): boolean => wildcardMatcher(glob)(name)
+
+/** Whether `length` characters of `glob` from `at` match `name` from `from` (`?` matches any one). */
+function fits(glob: readonly string[], at: number, name: readonly string[] | string, from: number, length: number): boolean {
+  for (let index = 0; index < length; index++) {
+    const want = glob[at + index]
+    if (want !== '?' && want !== name[from + index]) return false
+  }
+  return true
+}
+
+/** A star-free part of a wildcard glob, found by shift-and: one bit per character of it, 32 to a word. */
+class Segment {
+  readonly length: number
+  /** Per character, the positions it may take; ASCII by index (a lookup per character of a name is the hot path). */
+  private readonly ascii: (Uint32Array | undefined)[] = Array.from({ length: 128 }, () => undefined)
+  private readonly masks = new Map<string, Uint32Array>()
+  /** The `?` positions: they accept any character. */
+  private readonly any: Uint32Array
+  private readonly state: Uint32Array
+
+  constructor(chars: readonly string[]) {
+    this.length = chars.length
+    const words = Math.ceil(chars.length / 32)
+    this.any = new Uint32Array(words)
+    this.state = new Uint32Array(words)
+    for (const [index, char] of chars.entries()) {
+      let mask = char === '?' ? this.any : this.masks.get(char)
+      if (mask === undefined) this.masks.set(char, mask = new Uint32Array(words))
+      mask[index >>> 5] = ((mask[index >>> 5] ?? 0) | (1 << (index & 31))) >>> 0
+    }
+    for (const [char, mask] of this.masks) {
+      for (let word = 0; word < words; word++) mask[word] = ((mask[word] as number) | (this.any[word] as number)) >>> 0
+      if (char.length === 1 && char.charCodeAt(0) < 128) this.ascii[char.charCodeAt(0)] = mask
     }
   }
-  while (glob[at] === '*') at++
-  return at === glob.length
+
+  /** Where the leftmost occurrence at or after `from`, ending by `end`, ends; -1 when there is none. */
+  find(name: readonly string[] | string, from: number, end: number): number {
+    const { state, any } = this
+    state.fill(0)
+    const top = this.length - 1
+    const topWord = top >>> 5
+    const topBit = top & 31
+    for (let pos = from; pos < end; pos++) {
+      const char = name[pos] as string
+      const code = char.charCodeAt(0)
+      const mask = (char.length === 1 && code < 128 ? this.ascii[code] : this.masks.get(char)) ?? any
+      let carry = 1
+      for (let word = 0; word <= topWord; word++) {
+        const value = state[word] as number
+        state[word] = ((value << 1) | carry) & (mask[word] as number)
+        carry = value >>> 31
+      }
+      if ((((state[topWord] as number) >>> topBit) & 1) === 1) return pos + 1
+    }
+    return -1
+  }
 }
 
 /** One automaton state: consumes a character that passes `test` and moves to `out`, or moves on to each of `eps` for free. */
@@ -219,8 +281,46 @@ function rangeNode(from: string, to: string): Node {
   const [min, max] = low <= high ? [low, high] : [high, low]
   if (max - min > MAX_RANGE) throw new GlobSyntaxError(`range {${from}..${to}} has more than ${MAX_RANGE} values`)
   if (!numeric) return { kind: 'char', test: (code) => code >= min && code <= max }
+  if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max)) throw new GlobSyntaxError(`range {${from}..${to}} goes past ${Number.MAX_SAFE_INTEGER}`)
+  // The decimal text of every integer from min to max (no padding), as digit classes: a few states per digit, not a branch per value.
   const options: Node[] = []
-  for (let value = min; value <= max; value++) options.push(seq(...Array.from(String(value), (char) => literal(char.charCodeAt(0)))))
+  if (min < 0) options.push(seq(literal(0x2d), unsignedRange(max < 0 ? -max : 1, -min)))
+  if (max >= 0) options.push(unsignedRange(Math.max(min, 0), max))
+  return { kind: 'alt', options }
+}
+
+const digits = (low: number, high: number): Node => ({ kind: 'char', test: (code) => code >= low && code <= high })
+const NINE = 0x39
+const ZERO = 0x30
+
+/** Non-negative integers from `low` to `high` as text: one branch per number of digits. */
+function unsignedRange(low: number, high: number): Node {
+  const options: Node[] = []
+  for (let length = String(low).length; length <= String(high).length; length++) {
+    const first = Math.max(low, length === 1 ? 0 : 10 ** (length - 1))
+    options.push(sameLength(String(first), String(Math.min(high, 10 ** length - 1))))
+  }
+  return { kind: 'alt', options }
+}
+
+/** Digit strings from `a` to `b`, both of one length: the shared first digit, or first/middle/last first digits with the rest ranged. */
+function sameLength(a: string, b: string): Node {
+  if (a === '') return seq()
+  const [first, last] = [a.charCodeAt(0), b.charCodeAt(0)]
+  if (first === last) return seq(literal(first), sameLength(a.slice(1), b.slice(1)))
+  const rest = a.length - 1
+  const options: Node[] = []
+  let [low, high] = [first, last]
+  // A first digit whose tail is not the full 0…0 to 9…9 span gets a branch of its own.
+  if (/[^0]/.test(a.slice(1))) {
+    options.push(seq(literal(first), sameLength(a.slice(1), '9'.repeat(rest))))
+    low++
+  }
+  if (/[^9]/.test(b.slice(1))) {
+    options.push(seq(literal(last), sameLength('0'.repeat(rest), b.slice(1))))
+    high--
+  }
+  if (low <= high) options.push(seq(digits(low, high), ...Array.from({ length: rest }, () => digits(ZERO, NINE))))
   return { kind: 'alt', options }
 }
 
