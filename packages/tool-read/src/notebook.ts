@@ -125,7 +125,7 @@ export async function readNotebook({ source, config, options }: ReadRequest): Pr
     throw new FsError(`cannot read "${target.displayPath}": malformed notebook: ${reason}`, 'FS_NOT_TEXT')
   }
   const { language, cells } = notebook
-  const window = windowCells(cells, options.offset, options.limit, config.maxBytes)
+  const window = windowCells(cells, options.offset, options.limit, options.maxBytes ?? config.maxBytes)
   const value: NotebookValue = {
     kind: 'notebook', path: target.displayPath, language, start_cell: options.offset, total_cells: cells.length,
     cells: await withImages(source, window.cells), byte_capped: window.byteCapped,

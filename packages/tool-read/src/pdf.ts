@@ -126,13 +126,14 @@ export async function readPdf(request: ReadRequest): Promise<ReadResult> {
       ? Array.from({ length: Math.min(DEFAULT_PAGES, total) }, (_, i) => i + 1)
       : parsePages(options.pages, total, file)
     const pages: PdfValue['pages'] = []
+    const maxBytes = options.maxBytes ?? config.maxBytes
     let bytes = 0
     for (const number of wanted.slice(0, MAX_PAGES)) {
-      const text = await thread.page(number, config.maxBytes)
+      const text = await thread.page(number, maxBytes)
       const size = Buffer.byteLength(text, 'utf8') + 20
       // The first page is always shown (cut if alone too large), so paging never stalls.
-      if (pages.length > 0 && bytes + size > config.maxBytes) break
-      pages.push({ number, text: pages.length === 0 ? cutToBytes(text, config.maxBytes, 'page cut') : text })
+      if (pages.length > 0 && bytes + size > maxBytes) break
+      pages.push({ number, text: pages.length === 0 ? cutToBytes(text, maxBytes, 'page cut') : text })
       bytes += size
     }
     const last = pages.at(-1)?.number ?? total

@@ -8,6 +8,10 @@ interface ReadOptions {
   /** 1-based first line (cell for notebooks). */
   offset: number
   limit: number
+  /** Bytes of rendered text this call may show when the step's shared budget leaves less than maxBytes. */
+  maxBytes?: number | undefined
+  /** Whether a window may be empty (the step's budget is short): else its first line or cell is always shown. */
+  mayBeEmpty?: boolean | undefined
   encoding?: string | undefined
   pages?: string | undefined
 }

@@ -2,7 +2,7 @@
 
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import { AttachmentId, type ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
-import { formatBytes } from '@gencode-ai/dsh-tool-common'
+import { formatBytes, quoted } from '@gencode-ai/dsh-tool-common'
 import { FORMAT_NAMES } from './image.ts'
 import { formatCell, notebookHeader } from './notebook.ts'
 import { isUnicodeEditable } from './encoding.ts'
@@ -30,8 +30,12 @@ function encodingNote({ encoding, alternatives, first_invalid_line: firstInvalid
   return `\n\n(Decoded from ${name}, a guess: if the text looks garbled, pass ${pass}.${keep})`
 }
 
+/** Said after a window the step's shared budget ended. */
+const STEP_SPENT = 'this step\'s reads reached maxBytesPerStep'
+
 function windowText(value: TextValue): string {
   const { start_line: startLine, lines, total_lines: totalLines, total_exact: totalExact } = value
+  if (lines.length === 0 && value.step_capped === true) return `(No lines shown: ${STEP_SPENT}. Use offset=${startLine} in a later step.)`
   if (lines.length === 0) {
     return totalLines === 0 ? '(File is empty.)' : `(Offset ${startLine} is past the end: the file has ${totalLines} ${totalLines === 1 ? 'line' : 'lines'}. Use offset=${totalLines} to read its last line.)`
   }
@@ -40,7 +44,8 @@ function windowText(value: TextValue): string {
   const body = lines.map((line, i) => `${String(startLine + i).padStart(width)}\t${line}`).join('\n')
   if (totalExact && last >= totalLines) return body
   const total = totalExact ? `${totalLines}` : `about ${totalLines} (estimated from the file size)`
-  return `${body}\n\n(Showing lines ${startLine}-${last} of ${total}. Use offset=${last + 1} to continue.)`
+  const step = value.step_capped === true ? `; ${STEP_SPENT}, so continue in a later step` : ''
+  return `${body}\n\n(Showing lines ${startLine}-${last} of ${total}. Use offset=${last + 1} to continue${step}.)`
 }
 
 /** The notebook's text, with each cell's attached plots as image blocks right after that cell. */
@@ -63,7 +68,8 @@ function renderNotebook(value: NotebookValue): ContentBlock[] {
     }
   }
   const last = value.start_cell + value.cells.length - 1
-  if (last < value.total_cells) text += `${text === '' ? '' : '\n\n'}(Showing cells ${value.start_cell}-${last} of ${value.total_cells}. Use offset=${last + 1} to continue.)`
+  const step = value.step_capped === true ? `; ${STEP_SPENT}, so continue in a later step` : ''
+  if (last < value.total_cells) text += `${text === '' ? '' : '\n\n'}(Showing cells ${value.start_cell}-${last} of ${value.total_cells}. Use offset=${last + 1} to continue${step}.)`
   if (text !== '') blocks.push({ type: 'text', text })
   return blocks
 }
@@ -107,12 +113,17 @@ export function renderValue(value: ReadValue): ContentBlock[] {
       if (value.attached === null) return [{ type: 'text', text }]
       return [{ type: 'text', text }, { type: 'image', attachment: attachmentRef(value.attached) }]
     }
+    case 'unchanged': return [{ type: 'text', text: `(Unchanged: ${value.unit} ${value.shown} as in call ${value.call_id} above.)` }]
+    case 'deferred': {
+      const where = value.pages !== undefined ? ` with pages=${quoted(value.pages)}` : value.offset === undefined ? '' : ` with offset=${value.offset}`
+      return [{ type: 'text', text: `(Not read: ${STEP_SPENT}. Read it in a later step${where}.)` }]
+    }
   }
 }
 
 /** A read of a file that grew while it was read stopped at its size when opened: said last, with what the counts cover. */
 export function withGrowth(blocks: ContentBlock[], value: ReadValue): ContentBlock[] {
-  if (value.grew === undefined) return blocks
+  if (value.kind === 'unchanged' || value.kind === 'deferred' || value.grew === undefined) return blocks
   const note = `(The file grew from ${value.grew.from} to ${value.grew.to} bytes while it was read: this read, counts included, covers its first ${value.grew.from} bytes.)`
   const last = blocks.at(-1)
   if (last?.type === 'text') return [...blocks.slice(0, -1), { type: 'text', text: `${last.text}\n\n${note}` }]

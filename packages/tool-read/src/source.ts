@@ -39,6 +39,8 @@ export class Source {
     readonly maxFileBytes: number,
     readonly local: string | undefined,
     private readonly handle: FileHandle | undefined,
+    /** On the local path: the descriptor's device, inode, size and mtime when opened (what an unchanged re-read compares). */
+    readonly identity?: string,
   ) {}
 
   /**
@@ -54,7 +56,8 @@ export class Source {
       await handle.close()
       throw notRegular(target, stats.isDirectory() ? 'directory' : 'other', listTool)
     }
-    return new Source(ctx, exec, target, { ...info, size: Number(stats.size) }, maxFileBytes, local, handle)
+    const identity = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
+    return new Source(ctx, exec, target, { ...info, size: Number(stats.size) }, maxFileBytes, local, handle, identity)
   }
 
   async close(): Promise<void> {

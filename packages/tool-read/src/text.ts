@@ -106,7 +106,8 @@ async function decide(source: Source, request: WindowRequest, label: string | un
 }
 
 export async function readText({ source, config, options }: ReadRequest): Promise<ReadResult> {
-  const request = { offset: options.offset, limit: options.limit, maxLineLength: config.maxLineLength, maxBytes: config.maxBytes }
+  const { offset, limit, maxBytes = config.maxBytes, mayBeEmpty = false } = options
+  const request = { offset, limit, maxLineLength: config.maxLineLength, maxBytes, mayBeEmpty }
   const text = await decide(source, request, options.encoding)
   // The host's edit and write save UTF-8: an observation would let them re-encode a legacy file (or drop bad bytes).
   return { value: { kind: 'text', path: source.target.displayPath, ...text }, observe: isUnicodeEditable(text.encoding) && text.first_invalid_line === undefined }

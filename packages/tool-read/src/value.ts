@@ -27,6 +27,12 @@ const ATTACHMENT = required({ oneOf: [ATTACHED, { type: 'null' }] } as const)
 /** Set when the file grew while it was read: the read, counts included, covers its first `from` bytes (its size when opened). */
 const GREW = { grew: object({ from: integer, to: integer }) } as const
 
+/** In an agent session on the local fast path: the file's device, inode, size and mtime, to recognise an unchanged re-read. */
+const IDENTITY = { identity: { type: 'string' } } as const
+
+/** Set when this step's shared budget (maxBytesPerStep), not the call's own, ended the window. */
+const STEP_CAPPED = { step_capped: { type: 'boolean' } } as const
+
 const TEXT = object({
   kind: kind('text'),
   path: string,
@@ -46,6 +52,8 @@ const TEXT = object({
   /** UTF-8 holding bytes that are not UTF-8 (shown as U+FFFD): the first line with one, or null when past the lines scanned. */
   first_invalid_line: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
   ...GREW,
+  ...IDENTITY,
+  ...STEP_CAPPED,
 })
 
 const OUTPUT = object({
@@ -76,6 +84,7 @@ const NOTEBOOK = object({
   /** Whether the byte budget, not `limit`, ended the window. */
   byte_capped: flag,
   ...GREW,
+  ...STEP_CAPPED,
 })
 
 const IMAGE = object({
@@ -102,16 +111,38 @@ const PDF = object({
   /** The `pages` value that continues, when more remain. */
   next: { type: 'string' },
   ...GREW,
+  ...IDENTITY,
+})
+
+/** The same window, bytes and file as an earlier call whose result the model still has: named instead of shown again. */
+const UNCHANGED = object({
+  kind: kind('unchanged'),
+  path: string,
+  /** The earlier call, by the host's call id. */
+  call_id: string,
+  unit: { type: 'string', enum: ['lines', 'pages'], required: true },
+  /** What that call showed, e.g. `1-200` (lines) or `1-3,5` (pages). */
+  shown: string,
+  ...IDENTITY,
+})
+
+/** Nothing read: this step's reads had spent maxBytesPerStep. Where to start in a later step: `offset`, or `pages` (a PDF). */
+const DEFERRED = object({
+  kind: kind('deferred'),
+  path: string,
+  offset: { type: 'integer' },
+  pages: { type: 'string' },
 })
 
 /** Tagged by `kind`, as bash_bg's values are: inside a read value `type` already names a notebook cell's or output's type. */
-export const VALUE_SCHEMA = { oneOf: [TEXT, NOTEBOOK, IMAGE, PDF] } as const
+export const VALUE_SCHEMA = { oneOf: [TEXT, NOTEBOOK, IMAGE, PDF, UNCHANGED, DEFERRED] } as const
 
 export type ReadValue = InferValue<typeof VALUE_SCHEMA>
 export type TextValue = Extract<ReadValue, { kind: 'text' }>
 export type NotebookValue = Extract<ReadValue, { kind: 'notebook' }>
 export type ImageValue = Extract<ReadValue, { kind: 'image' }>
 export type PdfValue = Extract<ReadValue, { kind: 'pdf' }>
+export type UnchangedValue = Extract<ReadValue, { kind: 'unchanged' }>
 export type NotebookCell = NotebookValue['cells'][number]
 export type NotebookOutput = NotebookCell['outputs'][number]
 export type Attached = NonNullable<ImageValue['attached']>

@@ -68,10 +68,10 @@ async function notebook(plot: Buffer): Promise<string> {
 }
 
 describe('the declared output schema', () => {
-  it('is a union of four closed variants tagged by kind, and the model-facing schema leaves it out', async () => {
+  it('is a union of six closed variants tagged by kind, and the model-facing schema leaves it out', async () => {
     const on = await readHost()
     const schema = outputSchema(on) as { oneOf: { additionalProperties: boolean, properties: { kind: { const: string } } }[] }
-    expect(schema.oneOf.map((variant) => variant.properties.kind.const)).toEqual(['text', 'notebook', 'image', 'pdf'])
+    expect(schema.oneOf.map((variant) => variant.properties.kind.const)).toEqual(['text', 'notebook', 'image', 'pdf', 'unchanged', 'deferred'])
     expect(schema.oneOf.every((variant) => !variant.additionalProperties)).toBe(true)
     const sent = on.ctx.tools.schemas().find((entry) => entry.name === 'read_file')
     expect(Object.keys(sent ?? {}).sort()).toEqual(['description', 'name', 'parameters'])
