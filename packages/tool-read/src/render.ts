@@ -3,12 +3,12 @@
 import type { ContentBlock } from '@deepseek-ai/dsh-llm'
 import { AttachmentId, type ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
 import { formatBytes, quoted } from '@gencode-ai/dsh-tool-common'
-import { FORMAT_NAMES } from './image.ts'
-import { formatCell, notebookHeader } from './notebook.ts'
-import { isUnicodeEditable } from './encoding.ts'
-import { NO_TEXT_LAYER, pageRanges } from './pdf.ts'
+import { FORMAT_NAMES } from './formats/image/reader.ts'
+import { formatCell, notebookHeader } from './formats/notebook/reader.ts'
+import { isUnicodeEditable } from './formats/text/encoding.ts'
+import { NO_TEXT_LAYER, pageRanges } from './formats/pdf/reader.ts'
 import type { Attached, ImageValue, NotebookValue, PdfValue, ReadValue, TextValue } from './value.ts'
-import { numberWidth } from './window.ts'
+import { numberWidth } from './formats/text/window.ts'
 
 /** read_file's documented unit names ('48.1 KB'), on the shared binary steps. */
 const UNITS = ['bytes', 'KB', 'MB'] as const

@@ -12,11 +12,11 @@ import { execTool, textOf, type Host } from '@gencode-ai/testkit'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type { Config } from '../src/config.ts'
 import type { TextValue } from '../src/value.ts'
-import { readText } from '../src/text.ts'
+import { readText } from '../src/formats/text/reader.ts'
 import { Source } from '../src/source.ts'
 import { localPath } from '../src/target.ts'
 import { statRegular } from '../src/target.ts'
-import type { WindowRequest } from '../src/window.ts'
+import type { WindowRequest } from '../src/formats/text/window.ts'
 import { readHost } from './harness.ts'
 
 let host: Host

@@ -6,8 +6,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { bootComposition, bootHost, bundlePatch, execTool, makeTmpDir, removeTmpDir, textOf, type Composition, type Host, promptCost } from '@gencode-ai/testkit'
 import { DEFAULT_GUIDANCE } from '../src/config.ts'
-import { scanBytes } from '../src/scan-bytes.ts'
-import { scanTextChunks } from '../src/scan-text.ts'
+import { scanBytes } from '../src/formats/text/scan-bytes.ts'
+import { scanTextChunks } from '../src/formats/text/scan-text.ts'
 import { Read, readHost } from './harness.ts'
 
 const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..')

@@ -3,7 +3,7 @@
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { quoted } from '@gencode-ai/dsh-tool-common'
 import type { Config } from '../config.ts'
-import { checkEncoding } from '../encoding.ts'
+import { checkEncoding } from '../formats/text/encoding.ts'
 import type { ReadRequest } from '../reader.ts'
 
 export interface ReadArgs {

@@ -3,11 +3,11 @@
 import { extname } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { echo } from '@gencode-ai/dsh-tool-common'
-import { imageFormatForPath, readImage, sniffImage } from '../image.ts'
-import { readNotebook } from '../notebook.ts'
-import { isPdf, readPdf } from '../pdf.ts'
+import { imageFormatForPath, readImage, sniffImage } from './image/reader.ts'
+import { readNotebook } from './notebook/reader.ts'
+import { isPdf, readPdf } from './pdf/reader.ts'
 import type { Reader, ReadRequest, ReadResult } from '../reader.ts'
-import { readText } from '../text.ts'
+import { readText } from './text/reader.ts'
 
 type Kind = 'text' | 'image' | 'notebook' | 'pdf'
 

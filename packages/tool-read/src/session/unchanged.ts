@@ -5,7 +5,7 @@
 
 import { createHash } from 'node:crypto'
 import type { JsonValue } from '@deepseek-ai/dsh-session'
-import { pageRanges } from '../pdf.ts'
+import { pageRanges } from '../formats/pdf/reader.ts'
 import type { ReadValue, UnchangedValue } from '../value.ts'
 import type { EarlierResult, SessionView } from './surface.ts'
 

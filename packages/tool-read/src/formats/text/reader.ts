@@ -3,11 +3,11 @@
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import { detect, strayBytesInUtf8 } from './detect.ts'
 import { bomEncoding, decodeChunks, detectionSample, isUnicodeEditable, isUtf8Label, lineSafe, NUL_RUN, NulRun } from './encoding.ts'
-import type { ReadRequest, ReadResult } from './reader.ts'
+import type { ReadRequest, ReadResult } from '../../reader.ts'
 import { NotText, scanBytes } from './scan-bytes.ts'
 import { scanTextChunks } from './scan-text.ts'
-import type { Source } from './source.ts'
-import type { TextValue } from './value.ts'
+import type { Source } from '../../source.ts'
+import type { TextValue } from '../../value.ts'
 import { NulLine, type WindowRequest } from './window.ts'
 
 /** A text read before the path is attached. */

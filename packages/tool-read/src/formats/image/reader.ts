@@ -8,8 +8,8 @@ import { FsError } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
 import { bmpInfo, decodeBmp } from './bmp.ts'
-import type { ReadRequest, ReadResult } from './reader.ts'
-import type { Attached, ImageValue } from './value.ts'
+import type { ReadRequest, ReadResult } from '../../reader.ts'
+import type { Attached, ImageValue } from '../../value.ts'
 
 /** The most pixels decoded: sharp's own input limit, applied to BMP too. */
 const MAX_DECODE_PIXELS = 0x3fff * 0x3fff

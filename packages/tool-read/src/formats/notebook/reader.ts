@@ -3,12 +3,12 @@
 import { basename } from 'node:path'
 import type { AttachmentStore } from '@deepseek-ai/dsh-attachment'
 import { FsError } from '@deepseek-ai/dsh-fs'
-import { attachImage, inspect, routeTakesImages, sniffImage } from './image.ts'
-import { MalformedNotebook, parseNotebook, type ParsedCell, type ParsedOutput } from './notebook-format.ts'
-import type { ReadRequest, ReadResult } from './reader.ts'
-import type { Source } from './source.ts'
-import type { Attached, NotebookCell, NotebookOutput, NotebookValue } from './value.ts'
-import { cutToBytes } from './window.ts'
+import { attachImage, inspect, routeTakesImages, sniffImage } from '../image/reader.ts'
+import { MalformedNotebook, parseNotebook, type ParsedCell, type ParsedOutput } from './parse.ts'
+import type { ReadRequest, ReadResult } from '../../reader.ts'
+import type { Source } from '../../source.ts'
+import type { Attached, NotebookCell, NotebookOutput, NotebookValue } from '../../value.ts'
+import { cutToBytes } from '../text/window.ts'
 
 type ParsedWindow = { cells: ParsedCell[], byteCapped: boolean }
 

@@ -3,7 +3,7 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { startWorker } from '@gencode-ai/dsh-tool-common'
-import type { PdfReply, PdfRequest } from './pdf-protocol.ts'
+import type { PdfReply, PdfRequest } from './protocol.ts'
 
 export interface PdfLimits {
   /** The parse's memory: the worker's JS heap, and the process's resident growth while it runs (decoded streams live outside the heap). */

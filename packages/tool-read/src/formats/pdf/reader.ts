@@ -4,12 +4,12 @@ import type { Context } from '@deepseek-ai/cordis'
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { quoted } from '@gencode-ai/dsh-tool-common'
-import { pdfEvidence, type PdfEvidence } from './pdf-header.ts'
-import { PdfError, PdfParse, PdfPool } from './pdf-thread.ts'
-import type { ReadRequest, ReadResult } from './reader.ts'
-import { readText } from './text.ts'
-import type { PdfValue } from './value.ts'
-import { cutToBytes } from './window.ts'
+import { pdfEvidence, type PdfEvidence } from './sniff.ts'
+import { PdfError, PdfParse, PdfPool } from './thread.ts'
+import type { ReadRequest, ReadResult } from '../../reader.ts'
+import { readText } from '../text/reader.ts'
+import type { PdfValue } from '../../value.ts'
+import { cutToBytes } from '../text/window.ts'
 
 const DEFAULT_PAGES = 10
 const MAX_PAGES = 20
