@@ -7,4 +7,5 @@ export { echo, escapeName, fsPath, hasRawBytes, nameFromBytes, shownPath, unesca
 export { readsAreLocal } from './local-reads.ts'
 export { startWorker } from './worker.ts'
 export { quoted } from './quote.ts'
+export { object, required, tag } from './schema.ts'
 export { OutsideGate, OutsideWorkspace, place, type PathArgument, type Placement } from './workspace.ts'

@@ -32,8 +32,8 @@ export class Source {
 
   /** Use {@link Source.open}. On the local path `info.size` is the descriptor's size when opened: reads stop there. */
   private constructor(
-    readonly ctx: Context,
-    readonly exec: ToolExecution,
+    private readonly ctx: Context,
+    private readonly exec: ToolExecution,
     readonly target: FsTarget,
     readonly info: FsInfo,
     readonly maxFileBytes: number,
@@ -58,6 +58,16 @@ export class Source {
     }
     const identity = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
     return new Source(ctx, exec, target, { ...info, size: Number(stats.size) }, maxFileBytes, local, handle, identity)
+  }
+
+  /** The call's signal: every read of the bytes stops on it. */
+  get signal(): AbortSignal {
+    return this.exec.signal
+  }
+
+  /** Through the provider: the file as UTF-8 text in chunks. */
+  async streamText(): Promise<AsyncIterable<string>> {
+    return await this.ctx.fs.streamText(this.target, this.exec.signal)
   }
 
   async close(): Promise<void> {

@@ -30,7 +30,7 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
       const info = raw ? { version: FsVersion(''), type: 'file' as const } : await statRegular(ctx, exec, target, listTool)
       const source = await Source.open(ctx, exec, target, info, config.maxFileBytes, localPath(ctx, target), listTool)
       try {
-        const { value: plain, observe } = await readAs({ source, config, options })
+        const { value: plain, observe } = await readAs({ source, call: { ctx, exec }, config, options })
         const value = withStep(identify ? withIdentity(plain, source.identity) : plain, grant)
         const grown = await source.grown()
         if (grown !== undefined && value.kind !== 'deferred' && value.kind !== 'unchanged') {

@@ -1,11 +1,13 @@
 /** Which room reads a file: the content sniffs in order, the reader table, and the checks that the arguments fit it. */
 
-import { extname } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { echo } from '@gencode-ai/dsh-tool-common'
-import { imageFormatForPath, readImage, sniffImage } from './image/reader.ts'
+import { readImage } from './image/reader.ts'
+import { imageFormatForPath, sniffImage } from './image/sniff.ts'
 import { readNotebook } from './notebook/reader.ts'
-import { isPdf, readPdf } from './pdf/reader.ts'
+import { isNotebook } from './notebook/sniff.ts'
+import { readPdf } from './pdf/reader.ts'
+import { isPdf } from './pdf/sniff.ts'
 import type { Reader, ReadRequest, ReadResult } from '../reader.ts'
 import { readText } from './text/reader.ts'
 
@@ -19,11 +21,12 @@ function pick(head: Uint8Array, path: string, encoding: string | undefined): Kin
   if (isPdf(head, encoding)) return 'pdf'
   const sniffed = sniffImage(head)
   if (imageFormatForPath(path) !== undefined || (sniffed !== undefined && sniffed !== 'bmp')) return 'image'
-  return extname(path).toLowerCase() === '.ipynb' ? 'notebook' : 'text'
+  return isNotebook(path) ? 'notebook' : 'text'
 }
 
 /** The reader the content sniff picks; with no bytes left in the step's budget, text of any kind is not read (images are). */
-export async function readAs({ source, config, options }: ReadRequest): Promise<ReadResult> {
+export async function readAs(request: ReadRequest): Promise<ReadResult> {
+  const { source, options } = request
   const kind = pick(await source.head(), source.target.displayPath, options.encoding)
   const file = `${echo(source.target.displayPath)} is ${KIND_NAMES[kind]}`
   if (options.pages !== undefined && kind !== 'pdf') {
@@ -36,5 +39,5 @@ export async function readAs({ source, config, options }: ReadRequest): Promise<
     const where = kind !== 'pdf' ? { offset: options.offset } : options.pages === undefined ? {} : { pages: options.pages }
     return { value: { kind: 'deferred', path: source.target.displayPath, ...where }, observe: false }
   }
-  return await READERS[kind]({ source, config, options })
+  return await READERS[kind](request)
 }

@@ -5,8 +5,9 @@
 
 import { createHash } from 'node:crypto'
 import type { JsonValue } from '@deepseek-ai/dsh-session'
-import { pageRanges } from '../formats/pdf/reader.ts'
-import type { ReadValue, UnchangedValue } from '../value.ts'
+import { pageRanges } from '../formats/pdf/render.ts'
+import type { ReadValue } from '../value.ts'
+import type { UnchangedValue } from './value.ts'
 import type { EarlierResult, SessionView } from './surface.ts'
 
 /** What a result records (in its meta, on the session's log) so a later identical call can recognise it. */

@@ -9,38 +9,14 @@ import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
 import { bmpInfo, decodeBmp } from './bmp.ts'
 import type { ReadRequest, ReadResult } from '../../reader.ts'
-import type { Attached, ImageValue } from '../../value.ts'
+import { FORMAT_NAMES, type ImageFormat, imageFormatForPath, sniffImage } from './sniff.ts'
+import type { Attached } from './value.ts'
 
 /** The most pixels decoded: sharp's own input limit, applied to BMP too. */
 const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
 
 /** The widest BMP decoded: it is decoded a row at a time, so a row's width bounds the memory a decode takes. */
 const MAX_BMP_WIDTH = 65_536
-
-export type ImageFormat = ImageValue['format']
-
-const IMAGE_EXTENSIONS: Readonly<Record<string, ImageFormat>> = {
-  '.png': 'png', '.jpg': 'jpeg', '.jpeg': 'jpeg', '.gif': 'gif', '.webp': 'webp', '.bmp': 'bmp',
-}
-
-export const FORMAT_NAMES: Readonly<Record<ImageFormat, string>> = {
-  png: 'PNG', jpeg: 'JPEG', gif: 'GIF', webp: 'WebP', bmp: 'BMP',
-}
-
-export function imageFormatForPath(path: string): ImageFormat | undefined {
-  const ext = extname(path).toLowerCase()
-  return Object.hasOwn(IMAGE_EXTENSIONS, ext) ? IMAGE_EXTENSIONS[ext] : undefined
-}
-
-export function sniffImage(bytes: Uint8Array): ImageFormat | undefined {
-  const at = (offset: number, ...values: number[]) => values.every((value, i) => bytes[offset + i] === value)
-  if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'png'
-  if (at(0, 0xff, 0xd8, 0xff)) return 'jpeg'
-  if (at(0, 0x47, 0x49, 0x46, 0x38) && (bytes[4] === 0x37 || bytes[4] === 0x39) && bytes[5] === 0x61) return 'gif'
-  if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'webp'
-  if (at(0, 0x42, 0x4d)) return 'bmp'
-  return undefined
-}
 
 /** Whether the calling route declares image input (the gate first-party read_image uses). */
 export async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<boolean> {
@@ -135,8 +111,8 @@ function attachType(format: ImageFormat, admitted: readonly ImageMediaType[]): I
   return (['image/png', 'image/jpeg', 'image/webp'] as const).find((type) => admitted.includes(type))
 }
 
-export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
-  const { ctx, exec, target } = source
+export async function readImage({ source, call: { ctx, exec } }: ReadRequest): Promise<ReadResult> {
+  const { target } = source
   const data = await source.bytes()
   const named = imageFormatForPath(target.displayPath)
   const format = sniffImage(data)

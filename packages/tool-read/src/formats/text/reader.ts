@@ -7,7 +7,7 @@ import type { ReadRequest, ReadResult } from '../../reader.ts'
 import { NotText, scanBytes } from './scan-bytes.ts'
 import { scanTextChunks } from './scan-text.ts'
 import type { Source } from '../../source.ts'
-import type { TextValue } from '../../value.ts'
+import type { TextValue } from './value.ts'
 import { NulLine, type WindowRequest } from './window.ts'
 
 /** A text read before the path is attached. */
@@ -37,7 +37,7 @@ function unchecked(source: Source, error: unknown): unknown {
 }
 
 async function decodeAs(source: Source, request: WindowRequest, encoding: string, alternatives?: string[]): Promise<TextRead> {
-  const { info, exec: { signal } } = source
+  const { info, signal } = source
   const guess = alternatives === undefined ? {} : { alternatives }
   try {
     if (lineSafe(encoding)) {
@@ -53,7 +53,7 @@ async function decodeAs(source: Source, request: WindowRequest, encoding: string
 
 /** UTF-8 whatever its bytes: bad ones show as U+FFFD, the value names the first line holding one (`invalid`: known to hold some). */
 async function readLenientUtf8(source: Source, request: WindowRequest, invalid: boolean): Promise<TextRead> {
-  const { info, exec: { signal } } = source
+  const { info, signal } = source
   try {
     const window = await scanBytes(source.chunks(undefined, true), request, info.size, signal, { utf8: 'lenient' })
     return { ...window, encoding: 'utf-8', ...invalid && window.first_invalid_line === undefined ? { first_invalid_line: null } : {} }
@@ -63,12 +63,12 @@ async function readLenientUtf8(source: Source, request: WindowRequest, invalid: 
 }
 
 async function readUtf8(source: Source, request: WindowRequest): Promise<TextRead | undefined> {
-  const { ctx, target, info, exec: { signal }, local } = source
+  const { info, signal, local } = source
   try {
     // Ranges mirror the provider's stream (scanBytes decides as it does) without loading the file.
     const window = local !== undefined || source.ranged()
       ? await scanBytes(source.chunks(undefined, true), request, info.size, signal)
-      : await scanTextChunks(await ctx.fs.streamText(target, signal), request, info.size, signal)
+      : await scanTextChunks(await source.streamText(), request, info.size, signal)
     return { ...window, encoding: 'utf-8' }
   } catch (error) {
     if (error instanceof NotText || (error instanceof FsError && error.code === 'FS_NOT_TEXT')) return undefined

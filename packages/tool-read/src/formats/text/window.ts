@@ -1,6 +1,6 @@
 /** The text window both scanners share, fed one line at a time so both paths decide alike. */
 
-import type { TextValue } from '../../value.ts'
+import type { TextValue } from './value.ts'
 
 /** Files up to this size get an exact line total; past it the scan stops after the window. */
 export const EXACT_TOTAL_BYTES = 64 * 1024 * 1024
