@@ -8,7 +8,7 @@ import type { FileHandle } from 'node:fs/promises'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { echo, fsPath } from '@gencode-ai/dsh-tool-common'
+import { checkFsAborted, echo, fsPath } from '@gencode-ai/dsh-tool-common'
 import { openChecked } from './opened.ts'
 import { notRegular } from './target.ts'
 
@@ -129,7 +129,7 @@ export class Source {
     }
     const end = this.info.size ?? Number.POSITIVE_INFINITY
     for (let offset = 0; offset < end;) {
-      if (this.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      checkFsAborted(this.exec.signal, 'read')
       const length = Math.min(blockBytes, end - offset)
       const bytes = await range(this.target, { offset, length }, this.exec.signal)
       // Never more than asked for, whatever the provider returns; a short range is the end of the file.
@@ -160,7 +160,7 @@ export class Source {
     const shared = reuse ? Buffer.allocUnsafe(blockBytes) : undefined
     let position = 0
     while (position < end) {
-      if (this.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      checkFsAborted(this.exec.signal, 'read')
       const block = shared ?? Buffer.allocUnsafe(blockBytes)
       const want = Math.min(blockBytes, end - position)
       let filled = 0

@@ -3,7 +3,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { FsVersion } from '@deepseek-ai/dsh-fs'
 import { defineTool, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
-import { blanksAsAbsent, echo, type OutsideGate } from '@gencode-ai/dsh-tool-common'
+import { blanksAsAbsent, echo, type OutsideGate, toolNamed, withRole } from '@gencode-ai/dsh-tool-common'
 import { checkArgs, type ReadArgs } from './call/arguments.ts'
 import { echoed, osError } from './call/errors.ts'
 import { settle } from './call/settle.ts'
@@ -20,12 +20,12 @@ import { VALUE_SCHEMA, type ReadValue } from './value.ts'
 
 export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
   const budget = new StepBudget(config.maxBytesPerStep)
-  const listTool = 'list_directory'
 
   /** The file read (or, with the step's budget spent, not read) into its value. */
   async function read(args: ReadArgs, exec: ToolExecution, grant: Grant, identify: boolean): Promise<ReadValue> {
     const options = { ...checkArgs(args, config), maxBytes: grant.bytes, mayBeEmpty: grant.mayBeEmpty }
     const { target, raw } = await settle(ctx, exec, args.file_path, gate, config)
+    const listTool = toolNamed(ctx, exec, 'list', 'list_directory')
     try {
       const info = raw ? { version: FsVersion(''), type: 'file' as const } : await statRegular(ctx, exec, target, listTool)
       const source = await Source.open(ctx, exec, target, info, config.maxFileBytes, localPath(ctx, target), listTool)
@@ -81,5 +81,5 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
     presentCall,
     presentResult,
   })
-  return blanksAsAbsent(tool, ['file_path'])
+  return withRole(blanksAsAbsent(tool, ['file_path']), 'read')
 }

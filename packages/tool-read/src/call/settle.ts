@@ -1,12 +1,10 @@
-/** Where the path argument leads: as written, else unescaped (a name as the tools show it), checked against the workspace. */
+/** Where the path argument leads (common's one rule: as written, else unescaped, else by raw bytes), checked against the workspace. */
 
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { echo, hasRawBytes, type OutsideGate, place, type Placement, shownPath, unescapeName } from '@gencode-ai/dsh-tool-common'
+import { echo, hasRawBytes, type OutsideGate, placeArgument, type Placement, readsAreLocal, shownPath } from '@gencode-ai/dsh-tool-common'
 import type { Config } from '../config.ts'
-import { placeEscaped } from '../escaped-path.ts'
-import { localPath } from '../target.ts'
 import { osError } from './errors.ts'
 
 export interface Settled {
@@ -22,17 +20,11 @@ function outsideDecoded(ctx: Context, path: string, placement: Placement): FsErr
 }
 
 export async function settle(ctx: Context, exec: ToolExecution, path: string, gate: OutsideGate, config: Config): Promise<Settled> {
-  // The outside-workspace policy ran as a tools/pre-execute gate; check again what we open.
-  const literal = await place(ctx, exec, path).catch((error: unknown) => {
+  const { placement, decoded } = await placeArgument(ctx, exec, path, readsAreLocal(ctx.fs)).catch((error: unknown) => {
     throw osError(error, echo(path))
   })
-  // Decoding is a second try: any failure of it leaves the path as written, whose errors say what is wrong.
-  const literalExists = async () => await ctx.fs.stat(literal.target, exec.signal).catch(() => undefined) !== undefined
-  const decoded = unescapeName(path) === undefined || await literalExists()
-    ? undefined
-    : await placeEscaped(ctx, exec, path, literal, localPath(ctx, literal.target) !== undefined).catch(() => undefined)
-  if (decoded === undefined) gate.verify(exec, path, literal)
-  else if (!decoded.inside && config.outsideWorkspace !== 'allow') throw outsideDecoded(ctx, path, decoded)
-  const { target } = decoded ?? literal
-  return { target, raw: hasRawBytes(String(target.targetKey)) }
+  // The outside-workspace policy ran as a tools/pre-execute gate on the path as written; check again what we open.
+  if (!decoded) gate.verify(exec, path, placement)
+  else if (!placement.inside && config.outsideWorkspace !== 'allow') throw outsideDecoded(ctx, path, placement)
+  return { target: placement.target, raw: hasRawBytes(String(placement.target.targetKey)) }
 }

@@ -7,6 +7,7 @@ import { AttachmentError, type AttachmentStore, type ImageMediaType } from '@dee
 import { FsError } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
+import { checkFsAborted } from '@gencode-ai/dsh-tool-common'
 import { bmpInfo, decodeBmp } from './bmp.ts'
 import type { ReadRequest, ReadResult } from '../../reader.ts'
 import { FORMAT_NAMES, type ImageFormat, imageFormatForPath, sniffImage } from './sniff.ts'
@@ -99,7 +100,7 @@ async function bmpSource(displayPath: string, data: Uint8Array, shrink: number, 
     const { pixels, width, height, channels } = await decodeBmp(data, bmpInfo(data), shrink, signal)
     return sharp(pixels, { raw: { width, height, channels } })
   } catch (error) {
-    if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+    checkFsAborted(signal, 'read')
     throw corrupt(displayPath, 'bmp', error)
   }
 }
@@ -129,7 +130,7 @@ export async function readImage({ source, call: { ctx, exec } }: ReadRequest): P
   const attachments = ctx.get('attachments')
   if (attachments === undefined) return { value: { ...base, attached: null, reason: 'no-attachment-store' }, observe: true }
   if (!await routeTakesImages(ctx, exec)) return { value: { ...base, attached: null, reason: 'no-image-input' }, observe: true }
-  if (exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+  checkFsAborted(exec.signal, 'read')
   const limits = attachments.imageLimits
   const byteCap = Math.min(limits.maxImageBytes, limits.maxMessageImageBytes)
   const name = basename(target.displayPath)

@@ -3,6 +3,7 @@
 import { basename } from 'node:path'
 import type { AttachmentStore } from '@deepseek-ai/dsh-attachment'
 import { FsError } from '@deepseek-ai/dsh-fs'
+import { checkFsAborted } from '@gencode-ai/dsh-tool-common'
 import { attachImage, inspect, routeTakesImages } from '../image/reader.ts'
 import { sniffImage } from '../image/sniff.ts'
 import { MalformedNotebook, parseNotebook, type ParsedCell, type ParsedOutput } from './parse.ts'
@@ -86,7 +87,7 @@ async function withImages(source: Source, { ctx, exec }: Call, cells: ParsedCell
         outputs.push(raster === undefined ? entry : { ...entry, image: { media_type: raster.mediaType, attached: null } })
         continue
       }
-      if (exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      checkFsAborted(exec.signal, 'read')
       const { text, attached } = await imageOutput(source, exec.signal, cell, ++n, raster, budget)
       outputs.push({ ...entry, text: entry.text.replace('[Image output]', text), image: { media_type: raster.mediaType, attached } })
     }

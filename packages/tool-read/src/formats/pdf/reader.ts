@@ -3,7 +3,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { quoted } from '@gencode-ai/dsh-tool-common'
+import { fsAborted, quoted } from '@gencode-ai/dsh-tool-common'
 import { pdfEvidence, type PdfEvidence } from './sniff.ts'
 import { PdfError, PdfParse, PdfPool } from './thread.ts'
 import type { ReadRequest, ReadResult } from '../../reader.ts'
@@ -73,7 +73,7 @@ function poolOf(ctx: Context): PdfPool {
       }, 'read_file PDF workers')
     } catch (error) {
       // The plugin was disposed while this call was on its way.
-      throw new FsError('read aborted', 'FS_ABORTED', { cause: error })
+      throw fsAborted('read', { cause: error })
     }
     pools.set(ctx, created)
     pool = created
