@@ -1,4 +1,5 @@
 // The recursive walk: reads each directory once, filters, sorts and cuts to the window, and counts what lies past it.
+import { compareNames, errnoOf, errnoReason } from '@gencode-ai/dsh-tool-common'
 import type { ListRequest } from './args.ts'
 import { checkAborted } from './errors.ts'
 import { HEAVY, type GitIgnore, type Repo } from './gitignore.ts'
@@ -18,9 +19,8 @@ type Matcher = (name: string, directory: boolean) => boolean
 const GROUP: Record<Child['type'], number> = { directory: 0, file: 1, symlink: 2, other: 2 }
 const TYPES = ['file', 'directory', 'symlink', 'other'] as const
 
-// localeCompare's order from one collator; names it finds equal (NFC vs NFD) fall back to code points, never to readdir's order.
-const collator = new Intl.Collator()
-const byName: Compare = (a, b) => collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+// common's name order: the locale's; names it finds equal (NFC vs NFD) fall back to code points, never to readdir's order.
+const byName: Compare = (a, b) => compareNames(a.name, b.name)
 
 /** `type` is the README's order (directories, files, the rest); `size` / `modified` put the largest / newest first (`ls -S` / `ls -t`). */
 const ORDERS: Record<ListRequest['sort'], Compare> = {
@@ -476,11 +476,16 @@ function hasGitignore(children: readonly Child[] | Bare): boolean {
   return false
 }
 
+/** The provider's codes as the OS errors they stand for. */
+const FS_ERRNO: Readonly<Record<string, string>> = { FS_PERMISSION_DENIED: 'EACCES', FS_NOT_FOUND: 'ENOENT', FS_NOT_DIRECTORY: 'ENOTDIR' }
+
+/** An entry's error, a bare phrase in common's errno vocabulary (`permission denied`, `vanished during listing`). */
 function describeError(error: unknown): string {
-  const code = (error as { code?: string }).code
-  if (code === 'EACCES' || code === 'EPERM' || code === 'FS_PERMISSION_DENIED') return 'permission denied'
-  if (code === 'ENOENT' || code === 'FS_NOT_FOUND') return 'vanished during listing'
+  const code = (error as { code?: string }).code ?? ''
+  // Entries are opened by their parent's handle without following links: these mean the entry changed under the walk.
   if (code === 'ENOTDIR' || code === 'FS_NOT_DIRECTORY') return 'no longer a directory'
   if (code === 'ELOOP') return 'changed while it was being read'
-  return (error as Error).message || 'unreadable'
+  const errno = Object.hasOwn(FS_ERRNO, code) ? FS_ERRNO[code] : errnoOf(error)
+  const said = errno === undefined ? undefined : errnoReason(errno, { path: 'it', during: 'during listing', it: '' })
+  return said?.known === true ? said.reason : (error as Error).message || 'unreadable'
 }
