@@ -5,7 +5,7 @@ import { FsVersion } from '@deepseek-ai/dsh-fs'
 import { defineTool, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
 import { blanksAsAbsent, echo, type OutsideGate, toolNamed, withRole } from '@gencode-ai/dsh-tool-common'
 import { checkArgs, type ReadArgs } from './call/arguments.ts'
-import { echoed, osError } from './call/errors.ts'
+import { osError } from './call/errors.ts'
 import { settle } from './call/settle.ts'
 import type { Config } from './config.ts'
 import { readAs } from './formats/pick.ts'
@@ -43,7 +43,7 @@ export function readFileTool(ctx: Context, config: Config, gate: OutsideGate): T
         await source.close()
       }
     } catch (error) {
-      throw osError(echoed(error, target.displayPath), echo(target.displayPath))
+      throw osError(error, echo(target.displayPath))
     }
   }
 

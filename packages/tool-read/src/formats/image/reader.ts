@@ -7,7 +7,7 @@ import { AttachmentError, type AttachmentStore, type ImageMediaType } from '@dee
 import { FsError } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
-import { checkFsAborted } from '@gencode-ai/dsh-tool-common'
+import { checkFsAborted, echo } from '@gencode-ai/dsh-tool-common'
 import { bmpInfo, decodeBmp } from './bmp.ts'
 import type { ReadRequest, ReadResult } from '../../reader.ts'
 import { FORMAT_NAMES, type ImageFormat, imageFormatForPath, sniffImage } from './sniff.ts'
@@ -36,12 +36,12 @@ export async function routeTakesImages(ctx: Context, exec: ToolExecution): Promi
 
 function corrupt(displayPath: string, format: ImageFormat, cause: unknown): FsError {
   const detail = (cause instanceof Error ? cause.message.split('\n')[0] ?? '' : String(cause)).replace(/[\s:]+$/u, '')
-  return new FsError(`cannot read "${displayPath}": corrupt ${FORMAT_NAMES[format]} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
+  return new FsError(`cannot read ${echo(displayPath)}: corrupt ${FORMAT_NAMES[format]} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
 }
 
 /** An image over the decode limit: named, with the numbers, not called corrupt. */
 function tooManyPixels(displayPath: string, format: ImageFormat, width: number, height: number): FsError {
-  return new FsError(`cannot read "${displayPath}": the ${FORMAT_NAMES[format]} image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS}-pixel limit read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
+  return new FsError(`cannot read ${echo(displayPath)}: the ${FORMAT_NAMES[format]} image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS}-pixel limit read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
 }
 
 export type Inspected = {
@@ -61,7 +61,7 @@ export async function inspect(displayPath: string, format: ImageFormat, data: Ui
       const { width, height } = bmpInfo(data)
       if (width * height > MAX_DECODE_PIXELS) throw tooManyPixels(displayPath, format, width, height)
       if (width > MAX_BMP_WIDTH) {
-        throw new FsError(`cannot read "${displayPath}": the BMP image is ${width} px wide, more than the ${MAX_BMP_WIDTH} px read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
+        throw new FsError(`cannot read ${echo(displayPath)}: the BMP image is ${width} px wide, more than the ${MAX_BMP_WIDTH} px read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
       }
       return { width, height, frames: 1, convert: false }
     }
@@ -121,7 +121,7 @@ export async function readImage({ source, call: { ctx, exec } }: ReadRequest): P
     const what = format === undefined ? 'not an image in any format read_file knows' : `a ${FORMAT_NAMES[format]} image; rename it to match`
     const says = named === undefined ? 'nothing' : FORMAT_NAMES[named]
     const ext = extname(target.displayPath).toLowerCase()
-    throw new FsError(`cannot read "${target.displayPath}": the ${ext} extension says ${says}, but the bytes are ${what}`, 'FS_NOT_TEXT')
+    throw new FsError(`cannot read ${echo(target.displayPath)}: the ${ext} extension says ${says}, but the bytes are ${what}`, 'FS_NOT_TEXT')
   }
   const decoded = await inspect(target.displayPath, format, data)
   const { width, height, frames } = decoded
@@ -144,7 +144,7 @@ export async function attachImage(attachments: AttachmentStore, displayPath: str
   const limits = attachments.imageLimits
   const mediaType = attachType(format, limits.mediaTypes)
   if (mediaType === undefined) {
-    throw new FsError(`cannot read "${displayPath}": the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
+    throw new FsError(`cannot read ${echo(displayPath)}: the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
   }
   const { maxImageDimension: side, maxImagePixels: pixels } = limits
   // The largest scale (≤ 1) that fits the store's per-side and pixel limits.
@@ -162,14 +162,14 @@ export async function attachImage(attachments: AttachmentStore, displayPath: str
       out = await encode(image, width, height, mediaType)
       if (out.byteLength <= byteCap) break
       if (attempt === 8) {
-        throw new FsError(`cannot read "${displayPath}": the image does not fit the attachment store's ${byteCap}-byte limit even downscaled`, 'FS_TOO_LARGE')
+        throw new FsError(`cannot read ${echo(displayPath)}: the image does not fit the attachment store's ${byteCap}-byte limit even downscaled`, 'FS_TOO_LARGE')
       }
       scale *= 0.7
     }
   }
   const ref = await attachments.saveImage({ data: out, mediaType, name }).catch((error: unknown) => {
     if (!(error instanceof AttachmentError)) throw error
-    throw new FsError(`cannot read "${displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
+    throw new FsError(`cannot read ${echo(displayPath)}: the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
   })
   const { attachmentId, mediaType: savedType, bytes, width, height, name: saved } = ref
   return { attachment_id: String(attachmentId), media_type: savedType, bytes, width, height, ...saved === undefined ? {} : { name: saved } }

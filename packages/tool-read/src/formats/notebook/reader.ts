@@ -3,7 +3,7 @@
 import { basename } from 'node:path'
 import type { AttachmentStore } from '@deepseek-ai/dsh-attachment'
 import { FsError } from '@deepseek-ai/dsh-fs'
-import { checkFsAborted } from '@gencode-ai/dsh-tool-common'
+import { checkFsAborted, echo } from '@gencode-ai/dsh-tool-common'
 import { attachImage, inspect, routeTakesImages } from '../image/reader.ts'
 import { sniffImage } from '../image/sniff.ts'
 import { MalformedNotebook, parseNotebook, type ParsedCell, type ParsedOutput } from './parse.ts'
@@ -66,7 +66,7 @@ async function imageOutput(source: Source, signal: AbortSignal, cell: ParsedCell
   } catch (error) {
     // One plot that cannot be attached is described; the notebook is still read.
     if (!(error instanceof Error) || (error instanceof FsError && error.code === 'FS_ABORTED')) throw error
-    const reason = error.message.replace(/^cannot read "[^"]*": /u, '')
+    const reason = error.message.replace(/^cannot read "[^"]*"(?: \(\d+ characters\))?: /u, '')
     return { text: `[Image output: not attached (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason})]`, attached: null }
   }
 }
@@ -105,7 +105,7 @@ export async function readNotebook({ source, call, config, options }: ReadReques
   } catch (error) {
     if (!(error instanceof MalformedNotebook || error instanceof TypeError)) throw error
     const reason = error instanceof MalformedNotebook ? error.message : 'it is not UTF-8 text'
-    throw new FsError(`cannot read "${target.displayPath}": malformed notebook: ${reason}`, 'FS_NOT_TEXT')
+    throw new FsError(`cannot read ${echo(target.displayPath)}: malformed notebook: ${reason}`, 'FS_NOT_TEXT')
   }
   const { language, cells } = notebook
   const window = windowCells(cells, options.offset, options.limit, options.maxBytes ?? config.maxBytes)

@@ -3,7 +3,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { fsAborted, quoted } from '@gencode-ai/dsh-tool-common'
+import { echo, fsAborted, quoted } from '@gencode-ai/dsh-tool-common'
 import { pdfEvidence, type PdfEvidence } from './sniff.ts'
 import { PdfError, PdfParse, PdfPool } from './thread.ts'
 import type { ReadRequest, ReadResult } from '../../reader.ts'
@@ -83,7 +83,7 @@ function poolOf(ctx: Context): PdfPool {
 
 export async function readPdf(request: ReadRequest): Promise<ReadResult> {
   const { source, call, config, options } = request
-  const file = JSON.stringify(source.target.displayPath)
+  const file = echo(source.target.displayPath)
   const evidence = pdfEvidence(await source.head())
   const data = await bytesOf(request, evidence)
   if (data === undefined) return await asText(request, file)

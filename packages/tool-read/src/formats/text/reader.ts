@@ -1,6 +1,7 @@
 /** The text reader: `encoding`, else a BOM, else strict UTF-8, else a detected encoding (UTF-8 with bad bytes among them), else binary. */
 
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
+import { echo } from '@gencode-ai/dsh-tool-common'
 import { detect, strayBytesInUtf8 } from './detect.ts'
 import { bomEncoding, decodeChunks, detectionSample, isUnicodeEditable, isUtf8Label, lineSafe, NUL_RUN, NulRun } from './encoding.ts'
 import type { ReadRequest, ReadResult } from '../../reader.ts'
@@ -16,11 +17,11 @@ type TextRead = Omit<TextValue, 'kind' | 'path' | 'grew'>
 const NO_ENCODING = 'NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it'
 
 function binaryError(target: FsTarget, why = NO_ENCODING): FsError {
-  return new FsError(`cannot read "${target.displayPath}": binary file (${why}); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`, 'FS_NOT_TEXT')
+  return new FsError(`cannot read ${echo(target.displayPath)}: binary file (${why}); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`, 'FS_NOT_TEXT')
 }
 
 function unsupported(target: FsTarget, name: string): FsError {
-  return new FsError(`cannot read "${target.displayPath}": it looks like ${name} text, which read_file cannot decode — convert it to UTF-8 first (iconv -f ${name} -t UTF-8)`, 'FS_NOT_TEXT')
+  return new FsError(`cannot read ${echo(target.displayPath)}: it looks like ${name} text, which read_file cannot decode — convert it to UTF-8 first (iconv -f ${name} -t UTF-8)`, 'FS_NOT_TEXT')
 }
 
 /** NULs where text was expected, as the binary error that names them. */
@@ -33,7 +34,7 @@ function nulError(source: Source, error: unknown): unknown {
 /** Through a provider, non-UTF-8 text is read whole: over maxFileBytes its encoding is not checked. */
 function unchecked(source: Source, error: unknown): unknown {
   if (!(error instanceof FsError && error.code === 'FS_TOO_LARGE')) return nulError(source, error)
-  return new FsError(`cannot read "${source.target.displayPath}": not UTF-8 text, and this file system provider reads other text whole, so a file over maxFileBytes (${source.maxFileBytes}) is not decoded — convert it to UTF-8, read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
+  return new FsError(`cannot read ${echo(source.target.displayPath)}: not UTF-8 text, and this file system provider reads other text whole, so a file over maxFileBytes (${source.maxFileBytes}) is not decoded — convert it to UTF-8, read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
 }
 
 async function decodeAs(source: Source, request: WindowRequest, encoding: string, alternatives?: string[]): Promise<TextRead> {
