@@ -11,7 +11,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import { FsTargetKey } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import { fsPath, hasRawBytes, nameFromBytes, unescapeName } from './escape.ts'
-import { place, type Placement } from './workspace.ts'
+import { type LogDirOf, place, type Placement } from './workspace.ts'
 
 export interface PlacedArgument {
   placement: Placement
@@ -25,11 +25,13 @@ const exists = async (ctx: Context, exec: Exec, placement: Placement): Promise<b
   await ctx.fs.stat(placement.target, exec.signal).catch(() => undefined) !== undefined
 
 /** The decoded path's placement, or undefined when there is nothing to decode or it does not exist either. */
-async function placeEscaped(ctx: Context, exec: Exec, path: string, literal: Placement, local: boolean): Promise<Placement | undefined> {
+async function placeEscaped(
+  ctx: Context, exec: Exec, path: string, literal: Placement, local: boolean, logDir: LogDirOf | undefined,
+): Promise<Placement | undefined> {
   const decoded = unescapeName(path)
   if (decoded === undefined || decoded === path || decoded.includes('\0')) return undefined
   if (!hasRawBytes(decoded)) {
-    const placement = await place(ctx, exec, decoded)
+    const placement = await place(ctx, exec, decoded, logDir)
     return await exists(ctx, exec, placement) ? placement : undefined
   }
   if (!local) return undefined
@@ -46,12 +48,13 @@ async function placeEscaped(ctx: Context, exec: Exec, path: string, literal: Pla
 
 /**
  * Where the path argument leads: as written when something is there or it holds no escape; else decoded when that
- * exists; else as written (whose errors then say what is wrong). `local`: node:fs may stand in for the provider's reads.
+ * exists; else as written (whose errors then say what is wrong). `local`: node:fs may stand in for the provider's reads;
+ * `logDir`: bash_bg's log directory, inside.
  */
-export async function placeArgument(ctx: Context, exec: Exec, path: string, local: boolean): Promise<PlacedArgument> {
-  const literal = await place(ctx, exec, path)
+export async function placeArgument(ctx: Context, exec: Exec, path: string, local: boolean, logDir?: LogDirOf): Promise<PlacedArgument> {
+  const literal = await place(ctx, exec, path, logDir)
   if (unescapeName(path) === undefined || await exists(ctx, exec, literal)) return { placement: literal, decoded: false }
   // Decoding is a second try: any failure of it leaves the path as written.
-  const decoded = await placeEscaped(ctx, exec, path, literal, local).catch(() => undefined)
+  const decoded = await placeEscaped(ctx, exec, path, literal, local, logDir).catch(() => undefined)
   return decoded === undefined ? { placement: literal, decoded: false } : { placement: decoded, decoded: true }
 }

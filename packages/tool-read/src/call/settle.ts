@@ -20,7 +20,7 @@ function outsideDecoded(ctx: Context, path: string, placement: Placement): FsErr
 }
 
 export async function settle(ctx: Context, exec: ToolExecution, path: string, gate: OutsideGate, config: Config): Promise<Settled> {
-  const { placement, decoded } = await placeArgument(ctx, exec, path, readsAreLocal(ctx.fs)).catch((error: unknown) => {
+  const { placement, decoded } = await placeArgument(ctx, exec, path, readsAreLocal(ctx.fs), gate.logDir).catch((error: unknown) => {
     throw osError(error, echo(path))
   })
   // The outside-workspace policy ran as a tools/pre-execute gate on the path as written; check again what we open.
