@@ -146,7 +146,7 @@ async function listIn(
  * else by raw bytes); a name with bytes that are not UTF-8 is looked up locally, by its bytes.
  */
 async function locate(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>, path: string, gate: OutsideGate | undefined) {
-  const { placement } = await placeArgument(ctx, exec, path, readsAreLocal(ctx.fs))
+  const { placement } = await placeArgument(ctx, exec, path, readsAreLocal(ctx.fs), gate?.logDir)
   gate?.verify(exec, path, placement)
   const { target } = placement
   if (!hasRawBytes(target.displayPath)) return { target, info: await ctx.fs.stat(target, exec.signal) }
