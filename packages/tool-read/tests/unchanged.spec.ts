@@ -15,6 +15,7 @@ import { createUserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { countTokens, runTurn, sessionEvents, textTurn, toolResults, toolTurn, type Host, type ScriptEntry } from '@gencode-ai/testkit'
 import type { Config } from '../src/config.ts'
+import { sessionView } from '../src/session/surface.ts'
 import { makePdf, readHost } from './harness.ts'
 
 let host: Host | undefined
@@ -171,5 +172,22 @@ describe('a resumed session', () => {
     const still = await resumed(on, kept, 'resumed-kept')
     const [, again] = toolResults(await runTurn(on.ctx, still))
     expect([FULL, unchanged('r1')]).toContain(again?.text)
+  })
+})
+
+describe('a host that cannot tell what the model still sees', () => {
+  const call = { type: 'tool/call', seq: 0, time: 0, data: { turn: 1, step: 1, callId: 'c1', name: 'read_file', arguments: '{}' } }
+
+  it('has a step but no earlier results without a surface (every read is full); DSH 0.1.3\'s snapshotEvents() is read too', () => {
+    const bare = { agent: { session: { events: [call] } }, rootCallId: 'c1' } as never
+    expect(sessionView(bare, 'read_file')).toMatchObject({ step: { turn: 1, step: 1 }, earlier: undefined })
+    const later = { agent: { session: { snapshotEvents: () => [call], surface: { nodes: [] } } }, rootCallId: 'c1' } as never
+    expect(sessionView(later, 'read_file')).toMatchObject({ step: { turn: 1, step: 1 }, earlier: [] })
+  })
+
+  it('has no step at all without an agent, a log, or its own tool/call under this name', () => {
+    expect(sessionView({ rootCallId: 'c1' } as never, 'read_file')).toBeUndefined()
+    expect(sessionView({ agent: { session: {} }, rootCallId: 'c1' } as never, 'read_file')).toBeUndefined()
+    expect(sessionView({ agent: { session: { events: [call] } }, rootCallId: 'c1' } as never, 'view_file')).toBeUndefined()
   })
 })
