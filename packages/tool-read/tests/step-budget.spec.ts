@@ -101,3 +101,22 @@ it('a call no agent made has only its own maxBytes', async () => {
   expect(result.isError).toBe(false)
   expect(rows((result.content[0] as { text: string }).text)).toHaveLength(1)
 })
+
+it('a window the step\'s budget cut never counts as seen: the same call in a later step gets the full text', async () => {
+  const mid = Array.from({ length: 8 }, (_, i) => `${i + 1}`.padEnd(99, '.')).join('\n')
+  host = await readHost({ maxBytes: 1024, maxBytesPerStep: 1536 }, {
+    script: [
+      toolTurn({ id: 'a', name: 'read_file', args: { file_path: 'short.txt' } }, { id: 'b', name: 'read_file', args: { file_path: 'mid.txt' } }),
+      toolTurn({ id: 'b2', name: 'read_file', args: { file_path: 'mid.txt' } }),
+      toolTurn({ id: 'b3', name: 'read_file', args: { file_path: 'mid.txt' } }),
+      textTurn('done'),
+    ],
+  })
+  await writeFile(join(host.cwd, 'short.txt'), 'short\n')
+  await writeFile(join(host.cwd, 'mid.txt'), `${mid}\n`)
+  const [, cut, whole, again] = toolResults(await runTurn(host.ctx, host.agent()))
+  expect(rows(cut?.text ?? '')).toHaveLength(5)
+  expect(cut?.text).toContain(STEP_CUT)
+  expect(rows(whole?.text ?? '').map(([, line]) => line)).toEqual(mid.split('\n'))
+  expect(again?.text).toBe('(Unchanged: lines 1-8 as in call b2 above.)')
+})
