@@ -160,7 +160,7 @@ describe('module structure', () => {
       for (const target of importsOf(file)) {
         const room = /^formats\/([^/]+)\//u.exec(file)?.[1]
         if (room !== undefined && /^(?:session|call)\/|^(?:tool|render|present|index)\.ts$|^formats\/pick\.ts$/u.test(target)) wrong.push(`${file} -> ${target}`)
-        if (/^formats\/[^/]+\/render\.ts$/u.test(file) && /\/reader\.ts$/u.test(target)) wrong.push(`${file} -> ${target}`)
+        if (/^formats\/[^/]+\/render\.ts$/u.test(file) && target.endsWith('/reader.ts')) wrong.push(`${file} -> ${target}`)
         if (file === 'render.ts' && !/^(?:formats|session)\/[^/]+\/render\.ts$|^session\/render\.ts$|^value\.ts$/u.test(target)) wrong.push(`${file} -> ${target}`)
       }
     }
