@@ -2,15 +2,18 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig, type UserConfig } from 'tsdown'
 
-/** Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser). */
-const PLUGINS: Record<string, string[]> = {
+/**
+ * Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser), named as the
+ * output beside the index that the thread starts (`pdf-worker.js`).
+ */
+const PLUGINS: Record<string, string[] | Record<string, string>> = {
   'tool-list-dir': ['src/index.ts'],
-  'tool-read': ['src/index.ts', 'src/pdf-worker.ts'],
+  'tool-read': { 'index': 'src/index.ts', 'pdf-worker': 'src/formats/pdf/pdf-worker.ts' },
   'tool-bash-bg': ['src/index.ts'],
   'tool-kill-shell': ['src/index.ts'],
 }
 
-const plugin = ([dir, entry]: [string, string[]]): UserConfig => ({
+const plugin = ([dir, entry]: [string, string[] | Record<string, string>]): UserConfig => ({
   name: `@gencode-ai/dsh-${dir}`,
   cwd: fileURLToPath(new URL(`packages/${dir}/`, import.meta.url)),
   entry,

@@ -21,8 +21,8 @@ export default defineConfig({
         // Test support, not shipped.
         'packages/{testkit,playground,hardening}/**',
         // These run only on the PDF thread (a worker_thread), which v8 coverage of the test workers does not see.
-        'packages/tool-read/src/pdf-worker.ts',
-        'packages/tool-read/src/pdf-encrypt.ts',
+        'packages/tool-read/src/formats/pdf/pdf-worker.ts',
+        'packages/tool-read/src/formats/pdf/encrypt.ts',
       ],
       reporter: ['text', 'json-summary'],
       reportsDirectory: '.tmp/coverage',
@@ -38,7 +38,7 @@ export default defineConfig({
         'packages/tool-bash-bg/src/{contract,present,seam-limits,seam-world,shell-processes,world}.ts': { 100: true },
         'packages/tool-kill-shell/src/value.ts': { 100: true },
         'packages/tool-list-dir/src/{errors,types}.ts': { 100: true },
-        'packages/tool-read/src/{pdf-header,pdf-protocol,reader,value}.ts': { 100: true },
+        'packages/tool-read/src/{formats/pdf/sniff,formats/pdf/protocol,reader,value}.ts': { 100: true },
       },
     },
   },

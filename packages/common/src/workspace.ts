@@ -25,10 +25,16 @@ export interface Placement {
 }
 
 /**
+ * Where bash_bg's shells log (its `backgroundShells` contract's `logDir`), read by each plugin through that declared
+ * contract; undefined when bash_bg is not composed.
+ */
+export type LogDirOf = () => string | undefined
+
+/**
  * Resolve a path argument and test realpath containment (a link out of the workspace is outside).
  * bash_bg's log directory counts as inside, so reading a shell's output_file never asks.
  */
-export async function place(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal'>, path: string): Promise<Placement> {
+export async function place(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal'>, path: string, logDirOf?: LogDirOf): Promise<Placement> {
   const dir = workspaceDir(ctx, exec)
   const signal = exec.signal
   const [root, target] = await Promise.all([
@@ -36,8 +42,8 @@ export async function place(ctx: Context, exec: Pick<ToolExecution, 'agent' | 's
     ctx.fs.resolve(path, { ...dir === undefined ? {} : { cwd: dir }, signal }),
   ])
   if (ctx.fs.contains(root, target)) return { target, root, inside: true }
-  const logDir = (ctx.get('backgroundShells') as { logDir?: unknown } | undefined)?.logDir
-  const logs = typeof logDir === 'string' ? await ctx.fs.resolve(logDir, { signal }) : undefined
+  const logDir = logDirOf?.()
+  const logs = logDir === undefined ? undefined : await ctx.fs.resolve(logDir, { signal })
   return { target, root, inside: logs !== undefined && ctx.fs.contains(logs, target) }
 }
 
@@ -62,6 +68,8 @@ export class OutsideGate {
     private readonly toolName: string,
     private readonly policy: OutsideWorkspace,
     private readonly argument: PathArgument,
+    /** bash_bg's log directory, inside for this tool. */
+    readonly logDir: LogDirOf = () => undefined,
   ) {}
 
   listen(): void {
@@ -75,7 +83,7 @@ export class OutsideGate {
     if (typeof path !== 'string' || path.trim() === '') return next()
     let placement: Placement
     try {
-      placement = await place(this.ctx, exec, path)
+      placement = await place(this.ctx, exec, path, this.logDir)
     } catch {
       return next()
     }

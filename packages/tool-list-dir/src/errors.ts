@@ -1,6 +1,6 @@
 // list_directory's errors in the host's vocabulary: bad arguments, and cancellation.
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { FsError } from '@deepseek-ai/dsh-fs'
+import { checkFsAborted } from '@gencode-ai/dsh-tool-common'
 
 export function argumentError(message: string, options?: ErrorOptions): HarnessError {
   return new HarnessError(message, 'INVALID_ARGS', options)
@@ -8,5 +8,5 @@ export function argumentError(message: string, options?: ErrorOptions): HarnessE
 
 /** Cancellation in the host's vocabulary (as ctx.fs reports it), so the result carries FS_ABORTED. */
 export function checkAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw new FsError('the listing was aborted', 'FS_ABORTED')
+  checkFsAborted(signal, 'the listing was')
 }

@@ -3,7 +3,9 @@ import type { Context } from '@deepseek-ai/cordis'
 import { lstat } from 'node:fs/promises'
 import { FsError, type FsErrorCode, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { echo, fsPath, hasRawBytes, type OutsideGate, place, type Placement, readsAreLocal, shownPath, unescapeName } from '@gencode-ai/dsh-tool-common'
+import {
+  echo, errnoOf, errnoReason, fsPath, hasRawBytes, osError, type OutsideGate, placeArgument, readsAreLocal, shownPath, toolNamed,
+} from '@gencode-ai/dsh-tool-common'
 import type { ListRequest } from './args.ts'
 import { argumentError, checkAborted } from './errors.ts'
 import type { Entry, Listing } from './types.ts'
@@ -37,10 +39,7 @@ export async function listDirectory(
     ;({ target, info } = await locate(ctx, exec, request.path, gate))
   } catch (error) {
     checkAborted(exec.signal)
-    const code = (error as { code?: string }).code
-    if (error instanceof FsError || code === undefined) throw error
-    const reason = code === 'ENAMETOOLONG' ? 'a name in it is too long' : code === 'ELOOP' ? 'it loops through symlinks' : code
-    throw new FsError(`${named} cannot be listed: ${reason}`, code === 'EACCES' ? 'FS_PERMISSION_DENIED' : 'FS_IO_ERROR', { cause: error })
+    throw osError(error, `${named} cannot be listed`, ROOT)
   }
   const where = shownPath(target.displayPath)
   if (info === undefined) {
@@ -48,7 +47,7 @@ export async function listDirectory(
   }
   if (info.type !== 'directory') {
     const message = info.type === 'file'
-      ? `${named} is a file, not a directory (${where}) — use read_file to read it`
+      ? `${named} is a file, not a directory (${where}) — use ${toolNamed(ctx, exec, 'read', 'read_file')} to read it`
       : `${named} is not a directory (${where}) — list its parent directory to see what it is`
     throw new FsError(message, 'FS_NOT_DIRECTORY')
   }
@@ -64,9 +63,11 @@ export async function listDirectory(
   } catch (error) {
     checkAborted(exec.signal)
     if (error instanceof ChangedError) throw new FsError(`${named} changed while it was being listed — list it again`, 'FS_STALE_VERSION', { cause: error })
-    const fault = ROOT_FAULTS.get((error as { code?: string }).code ?? '')
-    if (error instanceof FsError || fault === undefined) throw error
-    throw new FsError(`cannot list "${where}": ${fault[1]}`, fault[0], { cause: error })
+    const errno = errnoOf(error)
+    const next = errno === undefined ? undefined : ROOT_NEXT.get(errno)
+    if (errno === undefined || next === undefined) throw error
+    const { reason, code } = errnoReason(errno, ROOT)
+    throw new FsError(`cannot list "${where}": ${reason} — ${next}`, code, { cause: error })
   }
   // A component swapped for a symlink while we listed would have redirected a walk by paths (one through checked handles
   // cannot be: each directory is opened from its parent's handle, never through a link).
@@ -122,28 +123,25 @@ function valueOf(request: ListRequest, path: string, result: Walk<Dir>['result']
 }
 
 /**
- * The path argument's target and what is there. A path that does not exist as given but holds escapes (as listings show
- * names) is decoded and tried again, so a name seen in a listing can be passed back; a name with bytes that are not
- * UTF-8 is looked up locally, by its bytes.
+ * The path argument's target and what is there, by common's rule (as written, else unescaped as listings show names,
+ * else by raw bytes); a name with bytes that are not UTF-8 is looked up locally, by its bytes.
  */
 async function locate(ctx: Context, exec: Pick<ToolExecution, 'agent' | 'signal' | 'token'>, path: string, gate: OutsideGate | undefined) {
-  const at = async (placed: Placement) => {
-    gate?.verify(exec, path, placed)
-    const { target } = placed
-    if (!hasRawBytes(target.displayPath)) return { target, info: await ctx.fs.stat(target, exec.signal) }
-    const info = readsAreLocal(ctx.fs) ? await lstat(fsPath(ctx.fs.processPath(target))).catch(() => undefined) : undefined
-    return { target, info: info === undefined ? undefined : { type: info.isDirectory() ? 'directory' : info.isFile() ? 'file' : 'other' } }
-  }
-  const found = await at(await place(ctx, exec, path))
-  const decoded = found.info === undefined ? unescapeName(path) : undefined
-  if (decoded === undefined || decoded.includes('\0')) return found
-  const again = await at(await place(ctx, exec, decoded))
-  return again.info === undefined ? found : again
+  const { placement } = await placeArgument(ctx, exec, path, readsAreLocal(ctx.fs), gate?.logDir)
+  gate?.verify(exec, path, placement)
+  const { target } = placement
+  if (!hasRawBytes(target.displayPath)) return { target, info: await ctx.fs.stat(target, exec.signal) }
+  const info = readsAreLocal(ctx.fs) ? await lstat(fsPath(ctx.fs.processPath(target))).catch(() => undefined) : undefined
+  return { target, info: info === undefined ? undefined : { type: info.isDirectory() ? 'directory' : info.isFile() ? 'file' : 'other' } }
 }
 
-const ROOT_FAULTS = new Map<string, [FsErrorCode, string]>([
-  ['EACCES', ['FS_PERMISSION_DENIED', 'permission denied — list a directory you can read']],
-  ['EPERM', ['FS_PERMISSION_DENIED', 'permission denied — list a directory you can read']],
-  ['ENOENT', ['FS_NOT_FOUND', 'it vanished during the listing — list its parent to see what is there now']],
-  ['ENOTDIR', ['FS_NOT_DIRECTORY', 'not a directory — list its parent to see what it is']],
+/** How the listing's root names itself in common's errno messages. */
+const ROOT = { path: 'it', during: 'during the listing' }
+
+/** What to do next when the root fails mid-listing, per OS error (others are thrown as they are). */
+const ROOT_NEXT = new Map<string, string>([
+  ['EACCES', 'list a directory you can read'],
+  ['EPERM', 'list a directory you can read'],
+  ['ENOENT', 'list its parent to see what is there now'],
+  ['ENOTDIR', 'list its parent to see what it is'],
 ])

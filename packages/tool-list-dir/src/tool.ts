@@ -1,7 +1,7 @@
 // The list_directory tool definition: schema, execute, render and the UI card.
 import type { Context } from '@deepseek-ai/cordis'
 import { defineTool, type GenericCallView, type GenericResultView, type ToolDefinition, type ToolResult } from '@deepseek-ai/dsh-tools'
-import { blanksAsAbsent, type OutsideGate, shownPath } from '@gencode-ai/dsh-tool-common'
+import { blanksAsAbsent, type OutsideGate, shownPath, withRole } from '@gencode-ai/dsh-tool-common'
 import { callMode, parameters, parseArgs, type ListArgs } from './args.ts'
 import type { Config } from './config.ts'
 import { listDirectory } from './list.ts'
@@ -9,7 +9,7 @@ import { renderListing } from './render.ts'
 import { LISTING_SCHEMA } from './types.ts'
 
 export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
-  return blanksAsAbsent(defineTool({
+  return withRole(blanksAsAbsent(defineTool({
     name: config.toolName,
     description: 'List a directory with sizes.',
     parameters: parameters(config.maxEntries),
@@ -21,7 +21,7 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
     execute: async (args, exec) => await listDirectory(ctx, exec, parseArgs(args, config.maxEntries), gate),
     presentCall,
     presentResult,
-  }), ['path'])
+  }), ['path']), 'list')
 }
 
 export function presentCall(args: ListArgs): GenericCallView {

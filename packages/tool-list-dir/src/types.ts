@@ -1,12 +1,11 @@
 // list_directory's value schema, the types inferred from it, and a directory's child as a source reports it.
-import type { InferValue, ParameterSchemaSpec } from '@deepseek-ai/dsh-tools'
+import type { InferValue } from '@deepseek-ai/dsh-tools'
+import { object } from '@gencode-ai/dsh-tool-common'
 
 const integer = { type: 'integer' } as const
 const count = { type: 'integer', required: true } as const
 const text = { type: 'string' } as const
 const flag = { type: 'boolean' } as const
-const object = <const P extends ParameterSchemaSpec>(properties: P) =>
-  ({ type: 'object', additionalProperties: false, properties }) as const
 
 /** The canonical value's schema (the README's Canonical value section). */
 export const LISTING_SCHEMA = object({

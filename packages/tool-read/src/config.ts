@@ -12,6 +12,8 @@ export const Config = Schema.object({
   maxEntries: Schema.natural().min(1).max(100_000).default(2000).description('Lines per call (default and largest limit).'),
   maxLineLength: Schema.natural().min(1).max(1_000_000).default(2000).description('Characters kept of one line.'),
   maxBytes: Schema.natural().min(1024).default(102_400).description('Bytes of rendered rows per result (the footer comes on top).'),
+  maxBytesPerStep: Schema.natural().min(1024).default(262_144).description('Bytes of text all read_file calls of one agent step show together.'),
+  dedupUnchanged: Schema.boolean().default(true).description('Answer a re-read the model still has, same bytes, with a short "unchanged" note.'),
   maxFileBytes: Schema.natural().min(1).default(52_428_800).description('Largest file read whole (images, notebooks, PDFs).'),
   pdfMemoryMB: Schema.natural().min(64).default(512).description('Memory one PDF parse may use, in MB (its thread\'s heap and decoded streams).'),
   pdfTimeoutMs: Schema.natural().min(100).default(30_000).description('Time one PDF read may take, in ms.'),

@@ -8,7 +8,7 @@ import type { FileHandle } from 'node:fs/promises'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { echo, fsPath } from '@gencode-ai/dsh-tool-common'
+import { checkFsAborted, echo, fsPath } from '@gencode-ai/dsh-tool-common'
 import { openChecked } from './opened.ts'
 import { notRegular } from './target.ts'
 import { wholeReadsOf } from './whole-reads.ts'
@@ -35,13 +35,15 @@ export class Source {
 
   /** Use {@link Source.open}. On the local path `info.size` is the descriptor's size when opened: reads stop there. */
   private constructor(
-    readonly ctx: Context,
-    readonly exec: ToolExecution,
+    private readonly ctx: Context,
+    private readonly exec: ToolExecution,
     readonly target: FsTarget,
     readonly info: FsInfo,
     readonly maxFileBytes: number,
     readonly local: string | undefined,
     private readonly handle: FileHandle | undefined,
+    /** On the local path: the descriptor's device, inode, size and mtime when opened (what an unchanged re-read compares). */
+    readonly identity?: string,
   ) {}
 
   /**
@@ -57,7 +59,18 @@ export class Source {
       await handle.close()
       throw notRegular(target, stats.isDirectory() ? 'directory' : 'other', listTool)
     }
-    return new Source(ctx, exec, target, { ...info, size: Number(stats.size) }, maxFileBytes, local, handle)
+    const identity = `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}`
+    return new Source(ctx, exec, target, { ...info, size: Number(stats.size) }, maxFileBytes, local, handle, identity)
+  }
+
+  /** The call's signal: every read of the bytes stops on it. */
+  get signal(): AbortSignal {
+    return this.exec.signal
+  }
+
+  /** Through the provider: the file as UTF-8 text in chunks. */
+  async streamText(): Promise<AsyncIterable<string>> {
+    return await this.ctx.fs.streamText(this.target, this.exec.signal)
   }
 
   async close(): Promise<void> {
@@ -127,7 +140,7 @@ export class Source {
     }
     const end = this.info.size ?? Number.POSITIVE_INFINITY
     for (let offset = 0; offset < end;) {
-      if (this.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      checkFsAborted(this.exec.signal, 'read')
       const length = Math.min(blockBytes, end - offset)
       const bytes = await range(this.target, { offset, length }, this.exec.signal)
       // Never more than asked for, whatever the provider returns; a short range is the end of the file.
@@ -158,7 +171,7 @@ export class Source {
     const shared = reuse ? Buffer.allocUnsafe(blockBytes) : undefined
     let position = 0
     while (position < end) {
-      if (this.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+      checkFsAborted(this.exec.signal, 'read')
       const block = shared ?? Buffer.allocUnsafe(blockBytes)
       const want = Math.min(blockBytes, end - position)
       let filled = 0

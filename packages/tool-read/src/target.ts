@@ -6,7 +6,7 @@ import { distance } from 'fastest-levenshtein'
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError, type FsInfo, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
-import { echo, escapeName, fsPath, nameFromBytes, readsAreLocal } from '@gencode-ai/dsh-tool-common'
+import { compareNames, echo, escapeName, fsPath, nameFromBytes, readsAreLocal } from '@gencode-ai/dsh-tool-common'
 
 /** The node:fs path of `target` when the provider's reads are the local provider's own, else undefined. */
 export function localPath(ctx: Context, target: FsTarget): string | undefined {
@@ -100,7 +100,7 @@ function suggest(wanted: string, names: readonly string[]): string[] {
     if (stem !== '' && lower.replace(/\.[^.]*$/, '') === stem) score = Math.min(score, 1)
     if (score <= budget) scored.push({ name, score })
   }
-  // A total order (localeCompare ties distinct names, e.g. NFC and NFD), so the listing order never matters.
-  scored.sort((a, b) => a.score - b.score || a.name.localeCompare(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  // A total order (the locale's ties distinct names, e.g. NFC and NFD), so the listing order never matters.
+  scored.sort((a, b) => a.score - b.score || compareNames(a.name, b.name))
   return scored.slice(0, 3).map((entry) => entry.name)
 }

@@ -11,12 +11,12 @@ import iconv from 'iconv-lite'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type { Config } from '../src/config.ts'
-import type { TextValue } from '../src/value.ts'
-import { readText } from '../src/text.ts'
+import type { TextValue } from '../src/formats/text/value.ts'
+import { readText } from '../src/formats/text/reader.ts'
 import { Source } from '../src/source.ts'
 import { localPath } from '../src/target.ts'
 import { statRegular } from '../src/target.ts'
-import type { WindowRequest } from '../src/window.ts'
+import type { WindowRequest } from '../src/formats/text/window.ts'
 import { readHost } from './harness.ts'
 
 let host: Host
@@ -45,7 +45,7 @@ async function both(name: string, request: WindowRequest, encoding?: string) {
     if (fastPath && local === undefined) throw new Error('the fast path does not apply')
     const source = await Source.open(host.ctx, exec, target, info, 50 * 1024 * 1024, local, 'list_directory')
     try {
-      return await readText({ source, config, options })
+      return await readText({ source, call: { ctx: host.ctx, exec }, config, options })
         .then((result) => ({ value: result.value as TextValue, observe: result.observe }), (error: Error) => ({ error: `${error.constructor.name}: ${error.message}` }))
     } finally {
       await source.close()

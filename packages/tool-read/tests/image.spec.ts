@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import LocalAttachmentStore from '@deepseek-ai/dsh-attachment-local'
 import { AttachmentId, type ImageAttachmentRef } from '@deepseek-ai/dsh-attachment'
 import { execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
-import { sizeOf as formatBytes } from '../src/render.ts'
-import type { ImageValue } from '../src/value.ts'
+import { sizeOf as formatBytes } from '../src/formats/image/render.ts'
+import type { ImageValue } from '../src/formats/image/value.ts'
 import { readHost } from './harness.ts'
 
 let host: Host | undefined

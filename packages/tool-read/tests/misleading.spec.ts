@@ -9,7 +9,7 @@ import iconv from 'iconv-lite'
 import LocalAttachmentStore from '@deepseek-ai/dsh-attachment-local'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execTool, makeTmpDir, removeTmpDir, textOf, type Host } from '@gencode-ai/testkit'
-import { JohabDecoder } from '../src/johab.ts'
+import { JohabDecoder } from '../src/formats/text/johab.ts'
 import { readHost } from './harness.ts'
 
 let host: Host

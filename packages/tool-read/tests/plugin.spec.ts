@@ -6,8 +6,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { bootComposition, bootHost, bundlePatch, execTool, makeTmpDir, removeTmpDir, textOf, type Composition, type Host, promptCost } from '@gencode-ai/testkit'
 import { DEFAULT_GUIDANCE } from '../src/config.ts'
-import { scanBytes } from '../src/scan-bytes.ts'
-import { scanTextChunks } from '../src/scan-text.ts'
+import { scanBytes } from '../src/formats/text/scan-bytes.ts'
+import { scanTextChunks } from '../src/formats/text/scan-text.ts'
 import { Read, readHost } from './harness.ts'
 
 const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -35,6 +35,8 @@ describe('config', () => {
       maxEntries: 2000,
       maxLineLength: 2000,
       maxBytes: 102400,
+      maxBytesPerStep: 262144,
+      dedupUnchanged: true,
       maxFileBytes: 52428800,
       pdfMemoryMB: 512,
       pdfTimeoutMs: 30000,
@@ -48,6 +50,8 @@ describe('config', () => {
     ['a fractional maxLineLength', { maxLineLength: 1.5 }, 'maxLineLength'],
     ['a tiny maxBytes', { maxBytes: 10 }, 'maxBytes'],
     ['maxFileBytes of 0', { maxFileBytes: 0 }, 'maxFileBytes'],
+    ['a tiny maxBytesPerStep', { maxBytesPerStep: 100 }, 'maxBytesPerStep'],
+    ['a dedupUnchanged that is not a boolean', { dedupUnchanged: 'yes' }, 'dedupUnchanged'],
     ['pdfMemoryMB under 64', { pdfMemoryMB: 8 }, 'pdfMemoryMB'],
     ['a fractional pdfTimeoutMs', { pdfTimeoutMs: 1.5 }, 'pdfTimeoutMs'],
     ['an unknown outsideWorkspace', { outsideWorkspace: 'sometimes' }, 'outsideWorkspace'],

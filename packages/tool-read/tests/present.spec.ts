@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
 import type { ToolResult } from '@deepseek-ai/dsh-tools'
-import { presentCall, presentResult } from '../src/tool.ts'
+import { presentCall, presentResult } from '../src/present.ts'
 import { readHost } from './harness.ts'
 
 let host: Host

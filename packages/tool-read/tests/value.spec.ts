@@ -1,7 +1,7 @@
 // read_file's declared output schema: what every reader returns validates against it, in one casing and with one tag.
 import { readFileSync, readdirSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import iconv from 'iconv-lite'
 import sharp from 'sharp'
@@ -68,10 +68,10 @@ async function notebook(plot: Buffer): Promise<string> {
 }
 
 describe('the declared output schema', () => {
-  it('is a union of four closed variants tagged by kind, and the model-facing schema leaves it out', async () => {
+  it('is a union of six closed variants tagged by kind, and the model-facing schema leaves it out', async () => {
     const on = await readHost()
     const schema = outputSchema(on) as { oneOf: { additionalProperties: boolean, properties: { kind: { const: string } } }[] }
-    expect(schema.oneOf.map((variant) => variant.properties.kind.const)).toEqual(['text', 'notebook', 'image', 'pdf'])
+    expect(schema.oneOf.map((variant) => variant.properties.kind.const)).toEqual(['text', 'notebook', 'image', 'pdf', 'unchanged', 'deferred'])
     expect(schema.oneOf.every((variant) => !variant.additionalProperties)).toBe(true)
     const sent = on.ctx.tools.schemas().find((entry) => entry.name === 'read_file')
     expect(Object.keys(sent ?? {}).sort()).toEqual(['description', 'name', 'parameters'])
@@ -129,7 +129,8 @@ describe('the declared output schema', () => {
 describe('module structure', () => {
   it('reader.ts and the readers share value types through value.ts: no relative import cycle in src', () => {
     const src = join(dirname(fileURLToPath(import.meta.url)), '..', 'src')
-    const files = readdirSync(src).filter((name) => name.endsWith('.ts')).map((name) => join(src, name))
+    // Every file, the rooms' included (src/formats/<room>/, src/session/, src/call/).
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts')).map((name) => join(src, name))
     const imports = new Map(files.map((file) => {
       const text = readFileSync(file, 'utf8')
       return [file, [...text.matchAll(/(?:import|export)[^'"]*?from\s+'(\.[^']+)'/gu)].map((match) => resolve(dirname(file), match[1]!))]
@@ -147,5 +148,23 @@ describe('module structure', () => {
     for (const file of files) if (!state.has(file)) visit(file, [])
     expect(imports.get(join(src, 'reader.ts'))?.length).toBeGreaterThan(0)
     expect(cycles).toEqual([])
+  })
+
+  it('imports run one way: rooms never reach the call\'s flow or the session rules; render.ts reaches only renderers', () => {
+    const src = join(dirname(fileURLToPath(import.meta.url)), '..', 'src')
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.ts'))
+    const importsOf = (file: string) => [...readFileSync(join(src, file), 'utf8').matchAll(/(?:import|export)[^'"]*?from\s+'(\.[^']+)'/gu)]
+      .map((match) => relative(src, resolve(dirname(join(src, file)), match[1]!)))
+    const wrong: string[] = []
+    for (const file of files) {
+      for (const target of importsOf(file)) {
+        const room = /^formats\/([^/]+)\//u.exec(file)?.[1]
+        if (room !== undefined && /^(?:session|call)\/|^(?:tool|render|present|index)\.ts$|^formats\/pick\.ts$/u.test(target)) wrong.push(`${file} -> ${target}`)
+        if (/^formats\/[^/]+\/render\.ts$/u.test(file) && target.endsWith('/reader.ts')) wrong.push(`${file} -> ${target}`)
+        if (file === 'render.ts' && !/^(?:formats|session)\/[^/]+\/render\.ts$|^session\/render\.ts$|^value\.ts$/u.test(target)) wrong.push(`${file} -> ${target}`)
+      }
+    }
+    expect(files).toContain('formats/text/reader.ts')
+    expect(wrong).toEqual([])
   })
 })

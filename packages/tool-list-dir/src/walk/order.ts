@@ -1,4 +1,5 @@
 // The orders of a directory's entries, and a bounded sort: only the entries that can still be shown are put in order.
+import { compareNames } from '@gencode-ai/dsh-tool-common'
 import type { ListRequest } from '../args.ts'
 import type { Child } from '../types.ts'
 
@@ -6,9 +7,8 @@ export type Compare = (a: Child, b: Child) => number
 
 const GROUP: Record<Child['type'], number> = { directory: 0, file: 1, symlink: 2, other: 2 }
 
-// localeCompare's order from one collator; names it finds equal (NFC vs NFD) fall back to code points, never to readdir's order.
-const collator = new Intl.Collator()
-const byName: Compare = (a, b) => collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+// common's name order: the locale's; names it finds equal (NFC vs NFD) fall back to code points, never to readdir's order.
+const byName: Compare = (a, b) => compareNames(a.name, b.name)
 
 /** `type` is the README's order (directories, files, the rest); `size` / `modified` put the largest / newest first (`ls -S` / `ls -t`). */
 const ORDERS: Record<ListRequest['sort'], Compare> = {

@@ -1,5 +1,6 @@
 // The recursive walk as one object: it opens each directory (reads it), visits it (filters its entries, puts those that
 // can be shown in order, lists or counts them and enters its subdirectories), and gives what it shows their details.
+import { errnoOf, errnoReason } from '@gencode-ai/dsh-tool-common'
 import type { ListRequest } from '../args.ts'
 import { checkAborted } from '../errors.ts'
 import type { GitIgnore } from '../filters/gitignore.ts'
@@ -363,11 +364,16 @@ function hasGitignore(children: readonly Child[] | Bare): boolean {
   return false
 }
 
+/** The provider's codes as the OS errors they stand for. */
+const FS_ERRNO: Readonly<Record<string, string>> = { FS_PERMISSION_DENIED: 'EACCES', FS_NOT_FOUND: 'ENOENT', FS_NOT_DIRECTORY: 'ENOTDIR' }
+
+/** An entry's error, a bare phrase in common's errno vocabulary (`permission denied`, `vanished during listing`). */
 function describeError(error: unknown): string {
-  const code = (error as { code?: string }).code
-  if (code === 'EACCES' || code === 'EPERM' || code === 'FS_PERMISSION_DENIED') return 'permission denied'
-  if (code === 'ENOENT' || code === 'FS_NOT_FOUND') return 'vanished during listing'
+  const code = (error as { code?: string }).code ?? ''
+  // Entries are opened by their parent's handle without following links: these mean the entry changed under the walk.
   if (code === 'ENOTDIR' || code === 'FS_NOT_DIRECTORY') return 'no longer a directory'
   if (code === 'ELOOP') return 'changed while it was being read'
-  return (error as Error).message || 'unreadable'
+  const errno = Object.hasOwn(FS_ERRNO, code) ? FS_ERRNO[code] : errnoOf(error)
+  const said = errno === undefined ? undefined : errnoReason(errno, { path: 'it', during: 'during listing', it: '' })
+  return said?.known === true ? said.reason : (error as Error).message || 'unreadable'
 }

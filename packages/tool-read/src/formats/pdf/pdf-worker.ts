@@ -5,8 +5,8 @@ import { dirname, join } from 'node:path'
 import { parentPort } from 'node:worker_threads'
 // unpdf's typings import pdf.js's without extensions, which NodeNext reads as `any`; pdfjs-dist, the same release, types them.
 import type { PDFDocumentProxy } from 'pdfjs-dist'
-import { withoutAttachmentEncryption } from './pdf-encrypt.ts'
-import type { PdfReply, PdfRequest } from './pdf-protocol.ts'
+import { withoutAttachmentEncryption } from './encrypt.ts'
+import type { PdfReply, PdfRequest } from './protocol.ts'
 
 const port = parentPort
 if (port === null) throw new Error('pdf-worker.ts runs as a worker thread')

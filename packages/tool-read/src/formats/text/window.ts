@@ -12,6 +12,8 @@ export interface WindowRequest {
   maxLineLength: number
   /** Budget for the rendered rows (UTF-8 bytes of number, TAB, text and newline each). */
   maxBytes: number
+  /** Whether no line may be shown (the step's budget is short); else the first line always is, so paging never stalls. */
+  mayBeEmpty?: boolean
 }
 
 /** A text read before the path and encoding are attached. */
@@ -78,8 +80,8 @@ export class WindowCollector {
     const bytes = Buffer.byteLength(text, 'utf8')
     // Number, TAB, text, newline. The padding is known only once the total is: result() trims.
     const row = String(this.request.offset + this.lines.length).length + 2 + bytes
-    // The first line is always kept, so a tiny budget can never stall paging.
-    if (this.lines.length > 0 && this.bytes + row > maxBytes) {
+    // The first line is always kept, so a tiny budget can never stall paging (a later step continues a short step budget).
+    if ((this.lines.length > 0 || this.request.mayBeEmpty === true) && this.bytes + row > maxBytes) {
       this.byteCapped = true
       return
     }
@@ -107,7 +109,8 @@ export class WindowCollector {
     const { offset, maxBytes } = this.request
     let count = this.lines.length
     let text = this.textBytes.reduce((sum, bytes) => sum + bytes, 0)
-    while (count > 1 && text + count * (numberWidth(offset, count, totalLines, totalExact) + 2) > maxBytes) {
+    const least = this.request.mayBeEmpty === true ? 0 : 1
+    while (count > least && text + count * (numberWidth(offset, count, totalLines, totalExact) + 2) > maxBytes) {
       count -= 1
       text -= this.textBytes[count] ?? 0
     }

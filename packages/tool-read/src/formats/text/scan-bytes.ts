@@ -8,7 +8,7 @@
 
 import { isUtf8 } from 'node:buffer'
 import iconv from 'iconv-lite'
-import { FsError } from '@deepseek-ai/dsh-fs'
+import { checkFsAborted } from '@gencode-ai/dsh-tool-common'
 import { allNul, NUL_RUN, NUL_SAMPLE, NulRun } from './encoding.ts'
 import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
 
@@ -211,7 +211,7 @@ export async function scanBytes(
     firstInvalidLine === undefined ? result : { ...result, first_invalid_line: firstInvalidLine }
   let position = 0
   for await (const block of blocks) {
-    if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+    checkFsAborted(signal, 'read')
     for (let at = 0; at < block.length; at += CHUNK) {
       const raw = block.subarray(at, Math.min(block.length, at + CHUNK))
       if (chunk(raw, position + at)) return withInvalid(window.estimate(size ?? 0, bytesSeen, partial))

@@ -1,6 +1,6 @@
 /** Decoded text chunks into a window, holding one chunk and at most maxLineLength + 1 units of the line (LF, CRLF, CR end it). */
 
-import { FsError } from '@deepseek-ai/dsh-fs'
+import { checkFsAborted } from '@gencode-ai/dsh-tool-common'
 import { NulRun } from './encoding.ts'
 import { EXACT_TOTAL_BYTES, WindowCollector, type TextWindow, type WindowRequest } from './window.ts'
 
@@ -52,7 +52,7 @@ export async function scanTextChunks(
   }
 
   for await (const decoded of chunks) {
-    if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+    checkFsAborted(signal, 'read')
     if (decoded.length >= NUL_RUN_CHARS && decoded.charCodeAt(0) === 0 && !/[^\0]/u.test(decoded)) throw new NulRun()
     if (early) bytesSeen = counter?.bytes ?? bytesSeen + Buffer.byteLength(decoded, 'utf8')
     let chunk: string = heldCr ? `\r${decoded}` : decoded

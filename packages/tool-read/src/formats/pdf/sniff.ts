@@ -18,3 +18,12 @@ export function pdfEvidence(head: Uint8Array): PdfEvidence | undefined {
   if (/^(?:\s*%[^\r\n]*[\r\n])*\s*\d+\s+\d+\s+obj\b/u.test(start)) return 'objects'
   return undefined
 }
+
+/**
+ * A PDF by its header, or perhaps one (a late or missing header): readPdf reads the latter as text
+ * when pdf.js cannot open it. With an `encoding` the caller means text: only a header at the start counts.
+ */
+export function isPdf(head: Uint8Array, encoding?: string): boolean {
+  const evidence = pdfEvidence(head)
+  return encoding === undefined ? evidence !== undefined : evidence === 'header'
+}

@@ -3,25 +3,17 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { FsError } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { quoted } from '@gencode-ai/dsh-tool-common'
-import { pdfEvidence, type PdfEvidence } from './pdf-header.ts'
-import { PdfError, PdfParse, PdfPool } from './pdf-thread.ts'
-import type { ReadRequest, ReadResult } from './reader.ts'
-import { readText } from './text.ts'
+import { echo, fsAborted, quoted } from '@gencode-ai/dsh-tool-common'
+import { pdfEvidence, type PdfEvidence } from './sniff.ts'
+import { PdfError, PdfParse, PdfPool } from './thread.ts'
+import type { ReadRequest, ReadResult } from '../../reader.ts'
+import { readText } from '../text/reader.ts'
+import { pageRanges } from './render.ts'
 import type { PdfValue } from './value.ts'
-import { cutToBytes } from './window.ts'
+import { cutToBytes } from '../text/window.ts'
 
 const DEFAULT_PAGES = 10
 const MAX_PAGES = 20
-
-/**
- * A PDF by its header, or perhaps one (a late or missing header): readPdf reads the latter as text
- * when pdf.js cannot open it. With an `encoding` the caller means text: only a header at the start counts.
- */
-export function isPdf(head: Uint8Array, encoding?: string): boolean {
-  const evidence = pdfEvidence(head)
-  return encoding === undefined ? evidence !== undefined : evidence === 'header'
-}
 
 /** "2,4-6" -> [2, 4, 5, 6]: sorted, without repeats, each within 1..total. */
 function parsePages(pages: string, total: number, file: string): number[] {
@@ -38,19 +30,6 @@ function parsePages(pages: string, total: number, file: string): number[] {
   }
   return [...wanted].sort((a, b) => a - b)
 }
-
-/** [1, 2, 3, 5] -> "1-3,5". */
-export function pageRanges(pages: readonly number[]): string {
-  const ranges: [number, number][] = []
-  for (const page of pages) {
-    const last = ranges.at(-1)
-    if (last !== undefined && page === last[1] + 1) last[1] = page
-    else ranges.push([page, page])
-  }
-  return ranges.map(([first, end]) => first === end ? `${first}` : `${first}-${end}`).join(',')
-}
-
-export const NO_TEXT_LAYER = '(No text layer on this page: it may be a scanned image.)'
 
 /** Every failure pdf.js reports, in our shape. */
 function pdfFailure(error: unknown, file: string): unknown {
@@ -94,7 +73,7 @@ function poolOf(ctx: Context): PdfPool {
       }, 'read_file PDF workers')
     } catch (error) {
       // The plugin was disposed while this call was on its way.
-      throw new FsError('read aborted', 'FS_ABORTED', { cause: error })
+      throw fsAborted('read', { cause: error })
     }
     pools.set(ctx, created)
     pool = created
@@ -103,13 +82,13 @@ function poolOf(ctx: Context): PdfPool {
 }
 
 export async function readPdf(request: ReadRequest): Promise<ReadResult> {
-  const { source, config, options } = request
-  const file = JSON.stringify(source.target.displayPath)
+  const { source, call, config, options } = request
+  const file = echo(source.target.displayPath)
   const evidence = pdfEvidence(await source.head())
   const data = await bytesOf(request, evidence)
   if (data === undefined) return await asText(request, file)
   const limits = { memoryMB: config.pdfMemoryMB, timeoutMs: config.pdfTimeoutMs }
-  const thread = new PdfParse(poolOf(source.ctx), data, limits, source.exec.signal, file)
+  const thread = new PdfParse(poolOf(call.ctx), data, limits, call.exec.signal, file)
   let keep = false
   try {
     let total: number
@@ -126,13 +105,14 @@ export async function readPdf(request: ReadRequest): Promise<ReadResult> {
       ? Array.from({ length: Math.min(DEFAULT_PAGES, total) }, (_, i) => i + 1)
       : parsePages(options.pages, total, file)
     const pages: PdfValue['pages'] = []
+    const maxBytes = options.maxBytes ?? config.maxBytes
     let bytes = 0
     for (const number of wanted.slice(0, MAX_PAGES)) {
-      const text = await thread.page(number, config.maxBytes)
+      const text = await thread.page(number, maxBytes)
       const size = Buffer.byteLength(text, 'utf8') + 20
       // The first page is always shown (cut if alone too large), so paging never stalls.
-      if (pages.length > 0 && bytes + size > config.maxBytes) break
-      pages.push({ number, text: pages.length === 0 ? cutToBytes(text, config.maxBytes, 'page cut') : text })
+      if (pages.length > 0 && bytes + size > maxBytes) break
+      pages.push({ number, text: pages.length === 0 ? cutToBytes(text, maxBytes, 'page cut') : text })
       bytes += size
     }
     const last = pages.at(-1)?.number ?? total

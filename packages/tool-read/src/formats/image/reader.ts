@@ -7,40 +7,17 @@ import { AttachmentError, type AttachmentStore, type ImageMediaType } from '@dee
 import { FsError } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-llm'
+import { checkFsAborted, echo } from '@gencode-ai/dsh-tool-common'
 import { bmpInfo, decodeBmp } from './bmp.ts'
-import type { ReadRequest, ReadResult } from './reader.ts'
-import type { Attached, ImageValue } from './value.ts'
+import type { ReadRequest, ReadResult } from '../../reader.ts'
+import { FORMAT_NAMES, type ImageFormat, imageFormatForPath, sniffImage } from './sniff.ts'
+import type { Attached } from './value.ts'
 
 /** The most pixels decoded: sharp's own input limit, applied to BMP too. */
 const MAX_DECODE_PIXELS = 0x3fff * 0x3fff
 
 /** The widest BMP decoded: it is decoded a row at a time, so a row's width bounds the memory a decode takes. */
 const MAX_BMP_WIDTH = 65_536
-
-export type ImageFormat = ImageValue['format']
-
-const IMAGE_EXTENSIONS: Readonly<Record<string, ImageFormat>> = {
-  '.png': 'png', '.jpg': 'jpeg', '.jpeg': 'jpeg', '.gif': 'gif', '.webp': 'webp', '.bmp': 'bmp',
-}
-
-export const FORMAT_NAMES: Readonly<Record<ImageFormat, string>> = {
-  png: 'PNG', jpeg: 'JPEG', gif: 'GIF', webp: 'WebP', bmp: 'BMP',
-}
-
-export function imageFormatForPath(path: string): ImageFormat | undefined {
-  const ext = extname(path).toLowerCase()
-  return Object.hasOwn(IMAGE_EXTENSIONS, ext) ? IMAGE_EXTENSIONS[ext] : undefined
-}
-
-export function sniffImage(bytes: Uint8Array): ImageFormat | undefined {
-  const at = (offset: number, ...values: number[]) => values.every((value, i) => bytes[offset + i] === value)
-  if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return 'png'
-  if (at(0, 0xff, 0xd8, 0xff)) return 'jpeg'
-  if (at(0, 0x47, 0x49, 0x46, 0x38) && (bytes[4] === 0x37 || bytes[4] === 0x39) && bytes[5] === 0x61) return 'gif'
-  if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return 'webp'
-  if (at(0, 0x42, 0x4d)) return 'bmp'
-  return undefined
-}
 
 /** Whether the calling route declares image input (the gate first-party read_image uses). */
 export async function routeTakesImages(ctx: Context, exec: ToolExecution): Promise<boolean> {
@@ -59,12 +36,12 @@ export async function routeTakesImages(ctx: Context, exec: ToolExecution): Promi
 
 function corrupt(displayPath: string, format: ImageFormat, cause: unknown): FsError {
   const detail = (cause instanceof Error ? cause.message.split('\n')[0] ?? '' : String(cause)).replace(/[\s:]+$/u, '')
-  return new FsError(`cannot read "${displayPath}": corrupt ${FORMAT_NAMES[format]} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
+  return new FsError(`cannot read ${echo(displayPath)}: corrupt ${FORMAT_NAMES[format]} image (${detail}) — regenerate the image, or read another file`, 'FS_NOT_TEXT', { cause })
 }
 
 /** An image over the decode limit: named, with the numbers, not called corrupt. */
 function tooManyPixels(displayPath: string, format: ImageFormat, width: number, height: number): FsError {
-  return new FsError(`cannot read "${displayPath}": the ${FORMAT_NAMES[format]} image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS}-pixel limit read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
+  return new FsError(`cannot read ${echo(displayPath)}: the ${FORMAT_NAMES[format]} image is ${width}x${height} px (${width * height} pixels), more than the ${MAX_DECODE_PIXELS}-pixel limit read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
 }
 
 export type Inspected = {
@@ -84,7 +61,7 @@ export async function inspect(displayPath: string, format: ImageFormat, data: Ui
       const { width, height } = bmpInfo(data)
       if (width * height > MAX_DECODE_PIXELS) throw tooManyPixels(displayPath, format, width, height)
       if (width > MAX_BMP_WIDTH) {
-        throw new FsError(`cannot read "${displayPath}": the BMP image is ${width} px wide, more than the ${MAX_BMP_WIDTH} px read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
+        throw new FsError(`cannot read ${echo(displayPath)}: the BMP image is ${width} px wide, more than the ${MAX_BMP_WIDTH} px read_file decodes — scale it down below that`, 'FS_TOO_LARGE')
       }
       return { width, height, frames: 1, convert: false }
     }
@@ -123,7 +100,7 @@ async function bmpSource(displayPath: string, data: Uint8Array, shrink: number, 
     const { pixels, width, height, channels } = await decodeBmp(data, bmpInfo(data), shrink, signal)
     return sharp(pixels, { raw: { width, height, channels } })
   } catch (error) {
-    if (signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+    checkFsAborted(signal, 'read')
     throw corrupt(displayPath, 'bmp', error)
   }
 }
@@ -135,8 +112,8 @@ function attachType(format: ImageFormat, admitted: readonly ImageMediaType[]): I
   return (['image/png', 'image/jpeg', 'image/webp'] as const).find((type) => admitted.includes(type))
 }
 
-export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
-  const { ctx, exec, target } = source
+export async function readImage({ source, call: { ctx, exec } }: ReadRequest): Promise<ReadResult> {
+  const { target } = source
   const data = await source.bytes()
   const named = imageFormatForPath(target.displayPath)
   const format = sniffImage(data)
@@ -144,7 +121,7 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
     const what = format === undefined ? 'not an image in any format read_file knows' : `a ${FORMAT_NAMES[format]} image; rename it to match`
     const says = named === undefined ? 'nothing' : FORMAT_NAMES[named]
     const ext = extname(target.displayPath).toLowerCase()
-    throw new FsError(`cannot read "${target.displayPath}": the ${ext} extension says ${says}, but the bytes are ${what}`, 'FS_NOT_TEXT')
+    throw new FsError(`cannot read ${echo(target.displayPath)}: the ${ext} extension says ${says}, but the bytes are ${what}`, 'FS_NOT_TEXT')
   }
   const decoded = await inspect(target.displayPath, format, data)
   const { width, height, frames } = decoded
@@ -153,7 +130,7 @@ export async function readImage({ source }: ReadRequest): Promise<ReadResult> {
   const attachments = ctx.get('attachments')
   if (attachments === undefined) return { value: { ...base, attached: null, reason: 'no-attachment-store' }, observe: true }
   if (!await routeTakesImages(ctx, exec)) return { value: { ...base, attached: null, reason: 'no-image-input' }, observe: true }
-  if (exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
+  checkFsAborted(exec.signal, 'read')
   const limits = attachments.imageLimits
   const byteCap = Math.min(limits.maxImageBytes, limits.maxMessageImageBytes)
   const name = basename(target.displayPath)
@@ -167,7 +144,7 @@ export async function attachImage(attachments: AttachmentStore, displayPath: str
   const limits = attachments.imageLimits
   const mediaType = attachType(format, limits.mediaTypes)
   if (mediaType === undefined) {
-    throw new FsError(`cannot read "${displayPath}": the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
+    throw new FsError(`cannot read ${echo(displayPath)}: the attachment store admits none of PNG, JPEG or WebP (it takes ${limits.mediaTypes.join(', ')})`, 'FS_IO_ERROR')
   }
   const { maxImageDimension: side, maxImagePixels: pixels } = limits
   // The largest scale (≤ 1) that fits the store's per-side and pixel limits.
@@ -185,14 +162,14 @@ export async function attachImage(attachments: AttachmentStore, displayPath: str
       out = await encode(image, width, height, mediaType)
       if (out.byteLength <= byteCap) break
       if (attempt === 8) {
-        throw new FsError(`cannot read "${displayPath}": the image does not fit the attachment store's ${byteCap}-byte limit even downscaled`, 'FS_TOO_LARGE')
+        throw new FsError(`cannot read ${echo(displayPath)}: the image does not fit the attachment store's ${byteCap}-byte limit even downscaled`, 'FS_TOO_LARGE')
       }
       scale *= 0.7
     }
   }
   const ref = await attachments.saveImage({ data: out, mediaType, name }).catch((error: unknown) => {
     if (!(error instanceof AttachmentError)) throw error
-    throw new FsError(`cannot read "${displayPath}": the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
+    throw new FsError(`cannot read ${echo(displayPath)}: the attachment store refused the image (${error.code}: ${error.message})`, 'FS_IO_ERROR', { cause: error })
   })
   const { attachmentId, mediaType: savedType, bytes, width, height, name: saved } = ref
   return { attachment_id: String(attachmentId), media_type: savedType, bytes, width, height, ...saved === undefined ? {} : { name: saved } }

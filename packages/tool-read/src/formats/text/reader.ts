@@ -1,12 +1,13 @@
 /** The text reader: `encoding`, else a BOM, else strict UTF-8, else a detected encoding (UTF-8 with bad bytes among them), else binary. */
 
 import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
+import { echo } from '@gencode-ai/dsh-tool-common'
 import { detect, strayBytesInUtf8 } from './detect.ts'
 import { bomEncoding, decodeChunks, detectionSample, isUnicodeEditable, isUtf8Label, lineSafe, NUL_RUN, NulRun } from './encoding.ts'
-import type { ReadRequest, ReadResult } from './reader.ts'
+import type { ReadRequest, ReadResult } from '../../reader.ts'
 import { NotText, scanBytes } from './scan-bytes.ts'
 import { scanTextChunks } from './scan-text.ts'
-import type { Source } from './source.ts'
+import type { Source } from '../../source.ts'
 import type { TextValue } from './value.ts'
 import { NulLine, type WindowRequest } from './window.ts'
 
@@ -16,11 +17,11 @@ type TextRead = Omit<TextValue, 'kind' | 'path' | 'grew'>
 const NO_ENCODING = 'NUL bytes, or text in no encoding read_file recognises — pass encoding if you know it'
 
 function binaryError(target: FsTarget, why = NO_ENCODING): FsError {
-  return new FsError(`cannot read "${target.displayPath}": binary file (${why}); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`, 'FS_NOT_TEXT')
+  return new FsError(`cannot read ${echo(target.displayPath)}: binary file (${why}); read_file reads text, PDFs, png/jpg/gif/webp/bmp images and .ipynb notebooks`, 'FS_NOT_TEXT')
 }
 
 function unsupported(target: FsTarget, name: string): FsError {
-  return new FsError(`cannot read "${target.displayPath}": it looks like ${name} text, which read_file cannot decode — convert it to UTF-8 first (iconv -f ${name} -t UTF-8)`, 'FS_NOT_TEXT')
+  return new FsError(`cannot read ${echo(target.displayPath)}: it looks like ${name} text, which read_file cannot decode — convert it to UTF-8 first (iconv -f ${name} -t UTF-8)`, 'FS_NOT_TEXT')
 }
 
 /** NULs where text was expected, as the binary error that names them. */
@@ -33,11 +34,11 @@ function nulError(source: Source, error: unknown): unknown {
 /** Through a provider, non-UTF-8 text is read whole: over maxFileBytes its encoding is not checked. */
 function unchecked(source: Source, error: unknown): unknown {
   if (!(error instanceof FsError && error.code === 'FS_TOO_LARGE')) return nulError(source, error)
-  return new FsError(`cannot read "${source.target.displayPath}": not UTF-8 text, and this file system provider reads other text whole, so a file over maxFileBytes (${source.maxFileBytes}) is not decoded — convert it to UTF-8, read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
+  return new FsError(`cannot read ${echo(source.target.displayPath)}: not UTF-8 text, and this file system provider reads other text whole, so a file over maxFileBytes (${source.maxFileBytes}) is not decoded — convert it to UTF-8, read a smaller file, or raise maxFileBytes in tool-read's config`, 'FS_TOO_LARGE')
 }
 
 async function decodeAs(source: Source, request: WindowRequest, encoding: string, alternatives?: string[]): Promise<TextRead> {
-  const { info, exec: { signal } } = source
+  const { info, signal } = source
   const guess = alternatives === undefined ? {} : { alternatives }
   try {
     if (lineSafe(encoding)) {
@@ -53,7 +54,7 @@ async function decodeAs(source: Source, request: WindowRequest, encoding: string
 
 /** UTF-8 whatever its bytes: bad ones show as U+FFFD, the value names the first line holding one (`invalid`: known to hold some). */
 async function readLenientUtf8(source: Source, request: WindowRequest, invalid: boolean): Promise<TextRead> {
-  const { info, exec: { signal } } = source
+  const { info, signal } = source
   try {
     const window = await scanBytes(source.chunks(undefined, true), request, info.size, signal, { utf8: 'lenient' })
     return { ...window, encoding: 'utf-8', ...invalid && window.first_invalid_line === undefined ? { first_invalid_line: null } : {} }
@@ -63,12 +64,12 @@ async function readLenientUtf8(source: Source, request: WindowRequest, invalid: 
 }
 
 async function readUtf8(source: Source, request: WindowRequest): Promise<TextRead | undefined> {
-  const { ctx, target, info, exec: { signal }, local } = source
+  const { info, signal, local } = source
   try {
     // Ranges mirror the provider's stream (scanBytes decides as it does) without loading the file.
     const window = local !== undefined || source.ranged()
       ? await scanBytes(source.chunks(undefined, true), request, info.size, signal)
-      : await scanTextChunks(await ctx.fs.streamText(target, signal), request, info.size, signal)
+      : await scanTextChunks(await source.streamText(), request, info.size, signal)
     return { ...window, encoding: 'utf-8' }
   } catch (error) {
     if (error instanceof NotText || (error instanceof FsError && error.code === 'FS_NOT_TEXT')) return undefined
@@ -135,7 +136,8 @@ async function decide(source: Source, request: WindowRequest, label: string | un
 }
 
 export async function readText({ source, config, options }: ReadRequest): Promise<ReadResult> {
-  const request = { offset: options.offset, limit: options.limit, maxLineLength: config.maxLineLength, maxBytes: config.maxBytes }
+  const { offset, limit, maxBytes = config.maxBytes, mayBeEmpty = false } = options
+  const request = { offset, limit, maxLineLength: config.maxLineLength, maxBytes, mayBeEmpty }
   const text = await decide(source, request, options.encoding)
   // The host's edit and write save UTF-8: an observation would let them re-encode a legacy file (or drop bad bytes).
   return { value: { kind: 'text', path: source.target.displayPath, ...text }, observe: isUnicodeEditable(text.encoding) && text.first_invalid_line === undefined }

@@ -2,8 +2,8 @@
 
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 import { FsError } from '@deepseek-ai/dsh-fs'
-import { startWorker } from '@gencode-ai/dsh-tool-common'
-import type { PdfReply, PdfRequest } from './pdf-protocol.ts'
+import { fsAborted, startWorker } from '@gencode-ai/dsh-tool-common'
+import type { PdfReply, PdfRequest } from './protocol.ts'
 
 export interface PdfLimits {
   /** The parse's memory: the worker's JS heap, and the process's resident growth while it runs (decoded streams live outside the heap). */
@@ -119,7 +119,7 @@ export class PdfPool {
   close(): void {
     this.idle?.fail(new Error('disposed'))
     this.idle = undefined
-    for (const thread of this.busy) thread.fail(new FsError('read aborted', 'FS_ABORTED'))
+    for (const thread of this.busy) thread.fail(fsAborted('read'))
     this.busy.clear()
   }
 }
@@ -133,7 +133,7 @@ export class PdfParse {
   /** Resident size once the thread is loaded. */
   private rssAtStart: number | undefined
   private done = false
-  private readonly onAbort = (): void => { this.thread.fail(new FsError('read aborted', 'FS_ABORTED')) }
+  private readonly onAbort = (): void => { this.thread.fail(fsAborted('read')) }
 
   constructor(
     private readonly pool: PdfPool, data: Uint8Array, private readonly limits: PdfLimits,
@@ -191,7 +191,7 @@ export class PdfParse {
         return
       }
     }
-    this.thread.fail(new FsError('read aborted', 'FS_ABORTED'))
+    this.thread.fail(fsAborted('read'))
     this.pool.give(this.thread)
   }
 

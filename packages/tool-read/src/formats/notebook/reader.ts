@@ -3,38 +3,21 @@
 import { basename } from 'node:path'
 import type { AttachmentStore } from '@deepseek-ai/dsh-attachment'
 import { FsError } from '@deepseek-ai/dsh-fs'
-import { attachImage, inspect, routeTakesImages, sniffImage } from './image.ts'
-import { MalformedNotebook, parseNotebook, type ParsedCell, type ParsedOutput } from './notebook-format.ts'
-import type { ReadRequest, ReadResult } from './reader.ts'
-import type { Source } from './source.ts'
-import type { Attached, NotebookCell, NotebookOutput, NotebookValue } from './value.ts'
-import { cutToBytes } from './window.ts'
+import { checkFsAborted, echo } from '@gencode-ai/dsh-tool-common'
+import { attachImage, inspect, routeTakesImages } from '../image/reader.ts'
+import { sniffImage } from '../image/sniff.ts'
+import { MalformedNotebook, parseNotebook, type ParsedCell, type ParsedOutput } from './parse.ts'
+import type { Call, ReadRequest, ReadResult } from '../../reader.ts'
+import type { Source } from '../../source.ts'
+import type { Attached } from '../image/value.ts'
+import type { NotebookCell, NotebookOutput, NotebookValue } from './value.ts'
+import { cutToBytes } from '../text/window.ts'
+import { formatCell } from './render.ts'
 
 type ParsedWindow = { cells: ParsedCell[], byteCapped: boolean }
 
-const KNOWN_TYPES = new Set(['code', 'markdown', 'raw'])
-
 /** Bytes reserved in the text budget per image output, for its marker's longest form. */
 const MARKER_BYTES = 120
-
-/** One cell in the README's notebook layout (no trailing blank line). */
-export function formatCell(cell: NotebookCell): string {
-  const parts = [`## Cell ${cell.index} [${cell.type}]${KNOWN_TYPES.has(cell.type) ? '' : ' (unknown cell type)'}`]
-  if (cell.type === 'code') {
-    parts.push(`In [${cell.execution_count ?? ' '}]:`, '```', cell.source.trim(), '```')
-  } else {
-    parts.push(cell.source.trim())
-  }
-  if (cell.outputs.length > 0) {
-    parts.push('', '**Output:**', ...cell.outputs.map((entry) => entry.text.replace(/\s+$/u, '')))
-  }
-  return parts.join('\n')
-}
-
-/** The header, exactly as the README gives it: `# N cells` whatever N (singular forms are list_directory's only). */
-export function notebookHeader(language: string, totalCells: number): string {
-  return `# Jupyter Notebook (${language})\n# ${totalCells} cells`
-}
 
 /** The cells from `offset`, at most `limit`, within `maxBytes` of text; the first always, cut when alone too large. */
 function windowCells(cells: readonly ParsedCell[], offset: number, limit: number, maxBytes: number): ParsedWindow {
@@ -62,7 +45,7 @@ function cutCell(cell: ParsedCell, maxBytes: number): ParsedCell {
 type ImageBudget = { store: AttachmentStore, images: number, bytes: number }
 
 /** One image output: attached within the budget, else its marker says why not. */
-async function imageOutput(source: Source, cell: ParsedCell, n: number, raster: NonNullable<ParsedOutput['raster']>,
+async function imageOutput(source: Source, signal: AbortSignal, cell: ParsedCell, n: number, raster: NonNullable<ParsedOutput['raster']>,
   budget: ImageBudget): Promise<{ text: string, attached: Attached | null }> {
   if (budget.images <= 0 || budget.bytes <= 0) {
     return { text: `[Image output: not attached, this call's image budget is spent; read offset=${cell.index} to see it]`, attached: null }
@@ -75,7 +58,7 @@ async function imageOutput(source: Source, cell: ParsedCell, n: number, raster: 
     const decoded = await inspect(where, format, data)
     const name = `${basename(source.target.displayPath)}-cell${cell.index}-${n}.${format === 'png' ? 'png' : 'jpg'}`
     const byteCap = Math.min(budget.store.imageLimits.maxImageBytes, budget.bytes)
-    const attached = await attachImage(budget.store, where, name, data, format, decoded, byteCap, source.exec.signal)
+    const attached = await attachImage(budget.store, where, name, data, format, decoded, byteCap, signal)
     budget.images--
     budget.bytes -= attached.bytes
     const scaled = attached.width === decoded.width ? '' : ` downscaled to ${attached.width}x${attached.height} px`
@@ -87,16 +70,16 @@ async function imageOutput(source: Source, cell: ParsedCell, n: number, raster: 
     // hundreds of plots that decode for seconds each and then fail.
     budget.images--
     budget.bytes -= data.length
-    const reason = error.message.replace(/^cannot read "[^"]*": /u, '')
+    const reason = error.message.replace(/^cannot read "[^"]*"(?: \(\d+ characters\))?: /u, '')
     return { text: `[Image output: not attached (${reason.length > 200 ? `${reason.slice(0, 200)}…` : reason})]`, attached: null }
   }
 }
 
 /** The window's cells for the value: image outputs attached in order while the budget lasts (when the route takes images). */
-async function withImages(source: Source, cells: ParsedCell[]): Promise<NotebookCell[]> {
-  const store = source.ctx.get('attachments')
+async function withImages(source: Source, { ctx, exec }: Call, cells: ParsedCell[]): Promise<NotebookCell[]> {
+  const store = ctx.get('attachments')
   const hasImages = cells.some((cell) => cell.outputs.some((entry) => entry.raster !== undefined))
-  const budget = store !== undefined && hasImages && await routeTakesImages(source.ctx, source.exec)
+  const budget = store !== undefined && hasImages && await routeTakesImages(ctx, exec)
     ? { store, images: store.imageLimits.maxImagesPerMessage, bytes: store.imageLimits.maxMessageImageBytes }
     : undefined
   const out: NotebookCell[] = []
@@ -108,8 +91,8 @@ async function withImages(source: Source, cells: ParsedCell[]): Promise<Notebook
         outputs.push(raster === undefined ? entry : { ...entry, image: { media_type: raster.mediaType, attached: null } })
         continue
       }
-      if (source.exec.signal.aborted) throw new FsError('read aborted', 'FS_ABORTED')
-      const { text, attached } = await imageOutput(source, cell, ++n, raster, budget)
+      checkFsAborted(exec.signal, 'read')
+      const { text, attached } = await imageOutput(source, exec.signal, cell, ++n, raster, budget)
       outputs.push({ ...entry, text: entry.text.replace('[Image output]', text), image: { media_type: raster.mediaType, attached } })
     }
     out.push({ ...cell, outputs })
@@ -117,7 +100,7 @@ async function withImages(source: Source, cells: ParsedCell[]): Promise<Notebook
   return out
 }
 
-export async function readNotebook({ source, config, options }: ReadRequest): Promise<ReadResult> {
+export async function readNotebook({ source, call, config, options }: ReadRequest): Promise<ReadResult> {
   const { target } = source
   const bytes = await source.bytes()
   let notebook
@@ -126,13 +109,13 @@ export async function readNotebook({ source, config, options }: ReadRequest): Pr
   } catch (error) {
     if (!(error instanceof MalformedNotebook || error instanceof TypeError)) throw error
     const reason = error instanceof MalformedNotebook ? error.message : 'it is not UTF-8 text'
-    throw new FsError(`cannot read "${target.displayPath}": malformed notebook: ${reason}`, 'FS_NOT_TEXT')
+    throw new FsError(`cannot read ${echo(target.displayPath)}: malformed notebook: ${reason}`, 'FS_NOT_TEXT')
   }
   const { language, cells } = notebook
-  const window = windowCells(cells, options.offset, options.limit, config.maxBytes)
+  const window = windowCells(cells, options.offset, options.limit, options.maxBytes ?? config.maxBytes)
   const value: NotebookValue = {
     kind: 'notebook', path: target.displayPath, language, start_cell: options.offset, total_cells: cells.length,
-    cells: await withImages(source, window.cells), byte_capped: window.byteCapped,
+    cells: await withImages(source, call, window.cells), byte_capped: window.byteCapped,
   }
   return { value, observe: true }
 }
