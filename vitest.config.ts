@@ -1,4 +1,11 @@
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
+
+/**
+ * Packages whose spec files share one module graph per worker (isolate: false): each spec boots its own host and disposes
+ * it, and none patches modules, the environment or process handlers. Loading the DSH host's modules again for every
+ * file was about a fifth of the suite's time; the rest stay isolated (spies, TMPDIR, exit hooks).
+ */
+const SHARED = 'packages/{common,testkit,tool-list-dir,tool-read,playground}'
 
 export default defineConfig({
   // Workspace packages that export a `source` condition (the test kit) run from their TypeScript
@@ -6,12 +13,19 @@ export default defineConfig({
   resolve: { conditions: ['source'] },
   ssr: { resolve: { conditions: ['source'] } },
   test: {
-    include: ['packages/*/tests/**/*.spec.ts'],
     setupFiles: ['packages/testkit/src/polyfill.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Real processes and real temp dirs: keep file-level parallelism modest on 2 cores.
     maxWorkers: 2,
+    // Each project names its own files (a project's arrays are appended to the root's, never replace them).
+    projects: [
+      { extends: true, test: { name: 'shared', include: [`${SHARED}/tests/**/*.spec.ts`], isolate: false } },
+      {
+        extends: true,
+        test: { name: 'isolated', include: ['packages/*/tests/**/*.spec.ts'], exclude: [...configDefaults.exclude, `${SHARED}/**`] },
+      },
+    ],
     // `npm test` runs with --coverage: what the published plugins ship, measured over the whole suite
     // (README "Gates" has the floors and today's figures).
     coverage: {
