@@ -21,8 +21,14 @@ export interface PlacedArgument {
 
 type Exec = Pick<ToolExecution, 'agent' | 'signal'>
 
-const exists = async (ctx: Context, exec: Exec, placement: Placement): Promise<boolean> =>
-  await ctx.fs.stat(placement.target, exec.signal).catch(() => undefined) !== undefined
+/** Whether something is there; a path the provider cannot stat (a name too long, …) counts as nothing. */
+async function exists(ctx: Context, exec: Exec, placement: Placement): Promise<boolean> {
+  try {
+    return await ctx.fs.stat(placement.target, exec.signal) !== undefined
+  } catch {
+    return false
+  }
+}
 
 /** The decoded path's placement, or undefined when there is nothing to decode or it does not exist either. */
 async function placeEscaped(
@@ -55,6 +61,11 @@ export async function placeArgument(ctx: Context, exec: Exec, path: string, loca
   const literal = await place(ctx, exec, path, logDir)
   if (unescapeName(path) === undefined || await exists(ctx, exec, literal)) return { placement: literal, decoded: false }
   // Decoding is a second try: any failure of it leaves the path as written.
-  const decoded = await placeEscaped(ctx, exec, path, literal, local, logDir).catch(() => undefined)
+  let decoded: Placement | undefined
+  try {
+    decoded = await placeEscaped(ctx, exec, path, literal, local, logDir)
+  } catch {
+    decoded = undefined
+  }
   return decoded === undefined ? { placement: literal, decoded: false } : { placement: decoded, decoded: true }
 }

@@ -68,8 +68,8 @@ export class OutsideGate {
     private readonly toolName: string,
     private readonly policy: OutsideWorkspace,
     private readonly argument: PathArgument,
-    /** bash_bg's log directory, inside for this tool. */
-    readonly logDir: LogDirOf = () => undefined,
+    /** bash_bg's log directory, inside for this tool (when bash_bg is composed). */
+    readonly logDir?: LogDirOf,
   ) {}
 
   listen(): void {
