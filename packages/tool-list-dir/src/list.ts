@@ -1,7 +1,7 @@
 // One listing: the path placed and checked, a source chosen (node:fs fast path or ctx.fs), the walk run.
 import type { Context } from '@deepseek-ai/cordis'
 import { lstat } from 'node:fs/promises'
-import { FsError, type FsErrorCode, type FsTarget } from '@deepseek-ai/dsh-fs'
+import { FsError, type FsTarget } from '@deepseek-ai/dsh-fs'
 import type { ToolExecution } from '@deepseek-ai/dsh-tools'
 import {
   echo, errnoOf, errnoReason, fsPath, hasRawBytes, osError, type OutsideGate, placeArgument, readsAreLocal, shownPath, toolNamed,
