@@ -1,6 +1,6 @@
 // The `backgroundShells` service contract: what tool-kill-shell and tool-read may call. Consumers import these
 // types only and `inject` the service; nothing here names the implementation.
-import type { KillOutcome, KillRequest, KillSignal } from './shell-processes.ts'
+import type { KillOutcome, KillRequest, KillSignal } from './shells/world-types.ts'
 
 export type { KillOutcome, KillRequest, KillSignal }
 

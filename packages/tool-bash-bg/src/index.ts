@@ -4,8 +4,8 @@ import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import { checkConfig, Config } from './config.ts'
 import { startRegistry } from './lifecycle.ts'
-import { provideTasksCommand } from './tasks.ts'
-import { createTool } from './tool.ts'
+import { provideTasksCommand } from './tool/tasks.ts'
+import { createTool } from './tool/tool.ts'
 
 export type { BackgroundShells, Caller, KillOutcome, KillRequest, KillSignal, ShellSnapshot, ShellStatus, StopOutcome, StopperOptions } from './contract.ts'
 export { Config }

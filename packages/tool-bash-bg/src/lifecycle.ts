@@ -1,10 +1,10 @@
 // The registry lives and dies with the plugin; on exit, SIGTERM and SIGINT every shell is killed synchronously,
 // and the signal re-raised only when no other listener handles it (a host that traps SIGINT keeps its behaviour).
 import type { Context } from '@deepseek-ai/cordis'
-import { closeShellCgroups, pruneShellCgroups } from './cgroup.ts'
-import { hostJobsOf } from './jobs-adapter.ts'
-import { openHostDir, reapBySocket, reapLeftovers } from './leftovers.ts'
-import { ShellRegistry } from './registry.ts'
+import { closeShellCgroups, pruneShellCgroups } from './local/cgroup.ts'
+import { hostJobsOf } from './shells/jobs-adapter.ts'
+import { openHostDir, reapBySocket, reapLeftovers } from './local/leftovers.ts'
+import { ShellRegistry } from './shells/registry.ts'
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const
 /** Tags our listeners across module copies (HMR loads a fresh copy of this file). */

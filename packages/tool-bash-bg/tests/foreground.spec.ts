@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { runForeground } from '../src/foreground.ts'
-import { localWorld } from '../src/local-world.ts'
+import { runForeground } from '../src/shells/foreground.ts'
+import { localWorld } from '../src/local/host.ts'
 import { marker, pidsWithMarker } from './harness.ts'
 
 describe('runForeground', () => {

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { bootHost, type Host, type HostOptions } from '@gencode-ai/testkit'
 import type { Caller, ShellSnapshot } from '../src/contract.ts'
 import * as BashBg from '../src/index.ts'
-import type { ShellRegistry } from '../src/registry.ts'
+import type { ShellRegistry } from '../src/shells/registry.ts'
 
 export interface BgHost extends Host {
   shells: ShellRegistry

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { execTool, makeTmpDir, removeTmpDir, textOf } from '@gencode-ai/testkit'
-import { BackgroundShell } from '../src/background.ts'
-import { localWorld } from '../src/local-world.ts'
-import { LogWriter } from '../src/log-writer.ts'
+import { BackgroundShell } from '../src/shells/shell.ts'
+import { localWorld } from '../src/local/host.ts'
+import { LogWriter } from '../src/shells/log-writer.ts'
 import { bootBashBg, peek, until, type BgHost } from './harness.ts'
 
 const dirs: string[] = []

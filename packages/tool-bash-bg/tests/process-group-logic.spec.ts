@@ -2,8 +2,8 @@
 // real-process tests in process-group.spec.ts, which stay the judge.
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { ProcessGroup } from '../src/process-group.ts'
-import type { PidAllocation, ProcessSyscalls } from '../src/syscalls.ts'
+import { ProcessGroup } from '../src/local/process-group.ts'
+import type { PidAllocation, ProcessSyscalls } from '../src/local/syscalls.ts'
 
 type Proc = { pgrp: number, session: number, start: number, state?: string, env?: string[] }
 
@@ -246,7 +246,7 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   }
 
   it('reads a process that cannot be ours once, then only the members', async () => {
-    const { scanShells } = await import('../src/proc-census.ts')
+    const { scanShells } = await import('../src/local/proc-census.ts')
     const t = table()
     const environ = t.environ.bind(t)
     let environs = 0
@@ -260,7 +260,7 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   })
 
   it('a pid the allocator handed out again since (inside the arc) is read again: a new marked process is found', async () => {
-    const { scanShells } = await import('../src/proc-census.ts')
+    const { scanShells } = await import('../src/local/proc-census.ts')
     const t = table()
     scanShells([target], t)
     // 700 exited; the allocator wrapped past it and gave 700 to a marked child of the shell.
@@ -270,7 +270,7 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   })
 
   it('with nearly a lap of forks since, every cached pid is read again', async () => {
-    const { scanShells } = await import('../src/proc-census.ts')
+    const { scanShells } = await import('../src/local/proc-census.ts')
     const t = table()
     scanShells([target], t)
     t.add(100, { pgrp: 900, session: 900, start: 3000, env: MARKS })
@@ -280,7 +280,7 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   })
 
   it('without the allocator\'s state nothing is skipped', async () => {
-    const { scanShells } = await import('../src/proc-census.ts')
+    const { scanShells } = await import('../src/local/proc-census.ts')
     const t = table()
     t.alloc = undefined
     scanShells([target], t)

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { accessSync, constants, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ProcessGroup } from '../src/process-group.ts'
+import { ProcessGroup } from '../src/local/process-group.ts'
 
 const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid'
 const spawned: ChildProcess[] = []

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { render, type ForegroundValue } from '../src/render.ts'
-import { ago, renderTasks } from '../src/tasks.ts'
+import { render, type ForegroundValue } from '../src/tool/render.ts'
+import { ago, renderTasks } from '../src/tool/tasks.ts'
 import type { ShellSnapshot as ShellRecord } from '../src/contract.ts'
 
 const fg = (over: Partial<ForegroundValue> = {}): ForegroundValue => ({

@@ -1,6 +1,6 @@
 /** Pure: how a shell is doing, in a few words, so a quiet shell is not mistaken for a dead one. */
 import { formatBytes, formatDuration } from '@gencode-ai/dsh-tool-common'
-import type { ShellSnapshot as ShellRecord } from './contract.ts'
+import type { ShellSnapshot as ShellRecord } from '../contract.ts'
 
 const leaderEnd = (record: ShellRecord) => record.signal ?? `exit ${record.exit_code ?? 0}`
 

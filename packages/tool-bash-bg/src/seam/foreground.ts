@@ -1,10 +1,10 @@
 /** A foreground run in another execution world: one ctx.subprocess spawn in collect mode, stopped with the seam's terminate(). */
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { SubprocessOutputReader, SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
-import type { Launch } from './launch.ts'
-import type { ForegroundValue } from './render.ts'
-import { worldLimits } from './seam-limits.ts'
-import { spawnInWorld } from './seam-spawn.ts'
+import type { Launch } from '../shells/launch.ts'
+import type { ForegroundValue } from '../tool/render.ts'
+import { worldLimits } from './limits.ts'
+import { spawnInWorld } from './spawn.ts'
 
 /** The seam's TERM→KILL grace at a timeout or abort (and its drain of pipes a leftover holds open). */
 const GRACE_MS = 2000

@@ -2,9 +2,9 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-commands'
 import { formatDuration } from '@gencode-ai/dsh-tool-common'
-import { outputOf, statusOf } from './liveness.ts'
-import type { ShellSnapshot } from './contract.ts'
-import type { ShellRegistry } from './registry.ts'
+import { outputOf, statusOf } from '../shells/liveness.ts'
+import type { ShellSnapshot } from '../contract.ts'
+import type { ShellRegistry } from '../shells/registry.ts'
 
 const COLUMNS = [12, 21, 14, 17, 22] as const
 const RULE = '─'.repeat(1 + COLUMNS.reduce((sum, width) => sum + width, 0) + 1)

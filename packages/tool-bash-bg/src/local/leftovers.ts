@@ -6,7 +6,7 @@ import { connect, createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { envValue, HOST_MARK, scanShells, SHELL_MARK, startTimeOf } from './proc-census.ts'
-import { noLog } from './log-writer.ts'
+import { noLog } from '../shells/log-writer.ts'
 import { hostSyscalls } from './syscalls.ts'
 
 /** Between SIGTERM and SIGKILL. */

@@ -2,9 +2,9 @@
 // and when the leader leaves any behind. Output held open by a process the tracking cannot see gets PIPE_GRACE_MS.
 import { randomBytes } from 'node:crypto'
 import { closed, type Launch } from './launch.ts'
-import { SHELL_MARK } from './proc-census.ts'
-import type { ForegroundValue } from './render.ts'
-import type { KillOutcome, ShellWorld } from './shell-processes.ts'
+import { SHELL_MARK } from '../local/proc-census.ts'
+import type { ForegroundValue } from '../tool/render.ts'
+import type { KillOutcome, ShellWorld } from './world-types.ts'
 
 /** SIGTERM grace at a timeout or abort before SIGKILL. */
 const GRACE_MS = 2000

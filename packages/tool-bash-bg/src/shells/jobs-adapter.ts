@@ -1,7 +1,7 @@
 // The host job registry (ctx.jobs) as bash_bg uses it, one adapter per host line chosen by shape: rc.8 takes the
 // agent as owner and caller and pulls output through `readOutput`; 0.1.7 takes the session id as owner and caller
 // and pumps `output: [{ read(fromByte) }]` sources itself (and reports `result`, which a stream job leaves unset).
-import type { Caller } from './contract.ts'
+import type { Caller } from '../contract.ts'
 
 /** A job's end as the host shows it (rc.8 and 0.1.7 agree; neither `output` nor `result` is set by a stream job). */
 export interface ShellJobOutcome {

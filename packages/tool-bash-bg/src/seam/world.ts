@@ -1,9 +1,9 @@
 /** Another execution world as a ShellWorld: each background shell one ctx.subprocess spawn in collect mode, with a spill. */
 import type { SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
-import { worldLimits } from './seam-limits.ts'
-import { SeamProcesses } from './seam-processes.ts'
-import { spawnInWorld } from './seam-spawn.ts'
-import type { ShellWorld } from './shell-processes.ts'
+import { worldLimits } from './limits.ts'
+import { SeamProcesses } from './processes.ts'
+import { spawnInWorld } from './spawn.ts'
+import type { ShellWorld } from '../shells/world-types.ts'
 
 /**
  * Per stream, what the provider holds in memory between two pulls of its collect readers. Each pull copies the whole

@@ -1,7 +1,7 @@
 /** wait_for: each piece of a shell's log (both streams, from its start) looked at once, line by line, as it is written. */
 import { StringDecoder } from 'node:string_decoder'
-import type { BackgroundShell } from './background.ts'
-import type { ShellSnapshot } from './contract.ts'
+import type { BackgroundShell } from '../shells/shell.ts'
+import type { ShellSnapshot } from '../contract.ts'
 import type { LinePattern } from './line-pattern.ts'
 
 /** Characters of a line matched (the rest is ignored); lines shown when nothing matched, and characters of each. */

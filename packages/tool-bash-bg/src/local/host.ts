@@ -4,9 +4,9 @@ import { accessSync, constants } from 'node:fs'
 import type { Socket } from 'node:net'
 import { delimiter, join, resolve } from 'node:path'
 import { newShellCgroup } from './cgroup.ts'
-import { spawnGroup, type Launch } from './launch.ts'
+import { spawnGroup, type Launch } from '../shells/launch.ts'
 import { ProcessGroup } from './process-group.ts'
-import type { StartedShell, ShellWorld } from './shell-processes.ts'
+import type { StartedShell, ShellWorld } from '../shells/world-types.ts'
 import { hostSyscalls } from './syscalls.ts'
 
 /** Whether spawn would find the program: behind the cgroup join a missing one would only exit 127, not fail the spawn. */

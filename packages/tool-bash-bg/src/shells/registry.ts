@@ -3,14 +3,14 @@ import { randomInt } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { BackgroundShell } from './background.ts'
-import type { BackgroundShells, Caller, ShellSnapshot, StopOutcome, StopperOptions } from './contract.ts'
+import { BackgroundShell } from './shell.ts'
+import type { BackgroundShells, Caller, ShellSnapshot, StopOutcome, StopperOptions } from '../contract.ts'
 import type { HostJobs } from './jobs-adapter.ts'
 import type { Launch } from './launch.ts'
-import { privateDirProblem, type HostDir } from './leftovers.ts'
+import { privateDirProblem, type HostDir } from '../local/leftovers.ts'
 import { liveness } from './liveness.ts'
 import { noLog } from './log-writer.ts'
-import type { KillRequest, ShellWorld } from './shell-processes.ts'
+import type { KillRequest, ShellWorld } from './world-types.ts'
 
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200

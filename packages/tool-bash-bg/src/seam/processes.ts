@@ -2,8 +2,8 @@
 // the collect-mode readers pumped into two streams, the seam's one stop (terminate()) and its tree wait (waitForExit()).
 import { PassThrough } from 'node:stream'
 import type { SubprocessHandle, SubprocessOutputReader } from '@deepseek-ai/dsh-subprocess'
-import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses } from './shell-processes.ts'
-import { worldLimits } from './seam-limits.ts'
+import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses } from '../shells/world-types.ts'
+import { worldLimits } from './limits.ts'
 
 /** The readers are pulled: soon after output, backing off while the shell is quiet. */
 const MIN_POLL_MS = 20

@@ -3,13 +3,13 @@ import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
-import type { ShellSnapshot } from './contract.ts'
+import type { ShellSnapshot } from '../contract.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
 import { closed, type Launch } from './launch.ts'
 import { LogWriter, noLog } from './log-writer.ts'
-import { SHELL_MARK } from './proc-census.ts'
-import { hostSyscalls } from './syscalls.ts'
-import type { KillOutcome, KillRequest, ShellProcesses, ShellWorld } from './shell-processes.ts'
+import { SHELL_MARK } from '../local/proc-census.ts'
+import { hostSyscalls } from '../local/syscalls.ts'
+import type { KillOutcome, KillRequest, ShellProcesses, ShellWorld } from './world-types.ts'
 
 /** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
 const DRAIN_AFTER_EMPTY_MS = 1000

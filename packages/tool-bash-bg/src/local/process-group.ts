@@ -4,7 +4,7 @@
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { ShellCgroup } from './cgroup.ts'
 import { liveStat, protectedPids, scanShells, startTimeOf, type ScanResult, type ScanTarget } from './proc-census.ts'
-import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses, Tracking } from './shell-processes.ts'
+import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses, Tracking } from '../shells/world-types.ts'
 import { hostSyscalls, type ProcessSyscalls } from './syscalls.ts'
 
 /** What the group needs of its leader: Node's ChildProcess, or a scripted stand-in. */

@@ -1,7 +1,7 @@
 /** One spawn through the composed ctx.subprocess, in its execution world: exactly the planned argv, cwd and explicit env. */
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { SubprocessHandle, SubprocessRuntime, SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess'
-import type { Launch } from './launch.ts'
+import type { Launch } from '../shells/launch.ts'
 
 /** Spawn through the seam; a refusal or a failed start is SPAWN_FAILED, naming the program. */
 export function spawnInWorld(runtime: SubprocessRuntime, launch: Launch, spec: Pick<SubprocessSpawnSpec, 'stdio' | 'graceMs' | 'signal'>, marks: Record<string, string> = {}): SubprocessHandle {
