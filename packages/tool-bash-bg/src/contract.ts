@@ -1,8 +1,51 @@
-// The `backgroundShells` service contract: what tool-kill-shell and tool-read may call. Consumers import these
-// types only and `inject` the service; nothing here names the implementation.
-import type { KillOutcome, KillRequest, KillSignal } from './shells/world-types.ts'
+// The `backgroundShells` service contract: what tool-kill-shell and tool-read may call, and the kill and launch
+// vocabulary every room of this package speaks. Consumers import these types only and `inject` the service; this
+// file imports nothing.
 
-export type { KillOutcome, KillRequest, KillSignal }
+export type KillSignal = 'SIGTERM' | 'SIGKILL' | 'SIGINT'
+
+/** The first signal, whether to escalate to SIGKILL, and the wait before it. */
+export interface KillRequest {
+  signal: KillSignal
+  force: boolean
+  timeoutMs: number
+}
+
+/**
+ * How the local world knows a shell's processes. 'cgroup': a cgroup per shell, which no process leaves by setsid,
+ * a scrubbed environment or a new title. 'marks': the process group plus the DSH_BG_SHELL mark in each environment,
+ * remembered per pid once seen; a process that cleared its environment and left the group before any look is unseen.
+ */
+export type Tracking = 'cgroup' | 'marks'
+
+/** What a kill did, measured in the shell's world ('none': it was already empty). */
+export interface KillOutcome {
+  signal_sent: KillSignal | 'none'
+  force_killed: boolean
+  exit_code: number | null
+  elapsed_ms: number
+  /** The wait before SIGKILL of the kill that ran (a shared kill's, not the request's). */
+  timeout_ms: number
+  survivors: number[]
+  /** The local world's tracking in force (absent in another world: `world_limits` says what it cannot promise). */
+  tracking?: Tracking
+  /** Set for a shell of another execution world: what its one stop cannot promise. */
+  world_limits?: string
+}
+
+/** How and when a command's leader (the `bash -c` process, or the sandbox runner) ended. */
+export interface LeaderExit {
+  code: number | null
+  signal: string | null
+  at: Date
+}
+
+/** What to spawn. `env`: the whole environment in the local world; only the explicit entries in another. */
+export interface Launch {
+  argv: [string, ...string[]]
+  cwd: string
+  env: NodeJS.ProcessEnv
+}
 
 export type ShellStatus = 'running' | 'completed' | 'killed' | 'error'
 

@@ -3,7 +3,7 @@ import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
 import { checkConfig, Config } from './config.ts'
-import { startRegistry } from './lifecycle.ts'
+import { startShells } from './lifecycle.ts'
 import { provideTasksCommand } from './tool/tasks.ts'
 import { createTool } from './tool/tool.ts'
 
@@ -15,9 +15,9 @@ export const inject = ['tools', 'systemPrompt']
 
 export function apply(ctx: Context, config: Config): void {
   checkConfig(config)
-  const registry = startRegistry(ctx, config.keepFinishedMs)
+  const { registry, worlds } = startShells(ctx, config)
   ctx.provide('backgroundShells', registry)
   if (config.guidance !== '') ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
-  ctx.tools.register(createTool(ctx, config, registry))
+  ctx.tools.register(createTool(ctx, config, registry, worlds))
   provideTasksCommand(ctx, registry)
 }

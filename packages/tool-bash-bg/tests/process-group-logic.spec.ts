@@ -2,8 +2,10 @@
 // real-process tests in process-group.spec.ts, which stay the judge.
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
+import { ProcessCensus, type ScanTarget } from '../src/local/proc-census.ts'
 import { ProcessGroup } from '../src/local/process-group.ts'
 import type { PidAllocation, ProcessSyscalls } from '../src/local/syscalls.ts'
+import { KILL_POLICY } from '../src/shells/kill-policy.ts'
 
 type Proc = { pgrp: number, session: number, start: number, state?: string, env?: string[] }
 
@@ -82,7 +84,7 @@ function shell(marks: readonly string[] = MARKS): { table: Table, leader: FakeLe
   const leader = new FakeLeader(500)
   // The kernel reports the leader's death to its parent (Node's 'exit' event), asynchronously.
   table.onDeath = (pid) => { if (pid === 500) setImmediate(() => leader.exit(null, 'SIGTERM')) }
-  return { table, leader, group: new ProcessGroup(leader, marks, table) }
+  return { table, leader, group: new ProcessGroup(leader, marks, new ProcessCensus(table), KILL_POLICY) }
 }
 
 describe('ProcessGroup on a scripted process table', () => {
@@ -158,7 +160,7 @@ describe('ProcessGroup on a scripted process table', () => {
         return members.length
       },
     }
-    const group = new ProcessGroup(new FakeLeader(500), MARKS, table, cgroup)
+    const group = new ProcessGroup(new FakeLeader(500), MARKS, new ProcessCensus(table), KILL_POLICY, cgroup)
     // 700 cleared its environment and left the group; 800 carries the marks but is not in the cgroup (not ours).
     expect(group.census()).toEqual([500, 700])
     expect(group.tracking).toBe('cgroup')
@@ -216,7 +218,7 @@ describe('ProcessGroup on a scripted process table', () => {
     ['pid 1', 1],
   ])('refuses to signal %s: SHELL_PROTECTED_PID before any signal', async (_label, pid) => {
     const table = new Table().add(pid, { pgrp: pid, session: pid, start: 1000 })
-    const group = new ProcessGroup(new FakeLeader(pid), MARKS, table)
+    const group = new ProcessGroup(new FakeLeader(pid), MARKS, new ProcessCensus(table), KILL_POLICY)
     await expect(group.terminate({ signal: 'SIGKILL', force: true, timeoutMs: 10 })).rejects.toMatchObject({
       code: 'SHELL_PROTECTED_PID',
       message: `refusing to signal pid ${pid}: it is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
@@ -228,12 +230,19 @@ describe('ProcessGroup on a scripted process table', () => {
   it('without /proc (not Linux) the group id is the only probe', () => {
     const table = new Table().add(500, { pgrp: 500, session: 400, start: 0 })
     const noProc = Object.assign(Object.create(table) as Table, { pids: () => undefined, stat: () => undefined })
-    const group = new ProcessGroup(new FakeLeader(500), [], noProc)
+    const group = new ProcessGroup(new FakeLeader(500), [], new ProcessCensus(noProc), KILL_POLICY)
     expect(group.members()).toEqual([500])
   })
 })
 
 describe('the census cache (what it may skip, and when it must look again)', () => {
+  /** One census per process table, as a host keeps one per kernel. */
+  const censuses = new WeakMap<Table, ProcessCensus>()
+  const scanShells = (targets: readonly ScanTarget[], t: Table) => {
+    const census = censuses.get(t) ?? new ProcessCensus(t)
+    censuses.set(t, census)
+    return census.scan(targets)
+  }
   const target = { pgid: 500, leaderStart: 1000, group: true, marks: MARKS }
   /** A table with the leader, one old daemon (pid 100) and one young stranger (pid 700, no marks). */
   function table(): Table {
@@ -246,7 +255,6 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   }
 
   it('reads a process that cannot be ours once, then only the members', async () => {
-    const { scanShells } = await import('../src/local/proc-census.ts')
     const t = table()
     const environ = t.environ.bind(t)
     let environs = 0
@@ -260,7 +268,6 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   })
 
   it('a pid the allocator handed out again since (inside the arc) is read again: a new marked process is found', async () => {
-    const { scanShells } = await import('../src/local/proc-census.ts')
     const t = table()
     scanShells([target], t)
     // 700 exited; the allocator wrapped past it and gave 700 to a marked child of the shell.
@@ -270,7 +277,6 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   })
 
   it('with nearly a lap of forks since, every cached pid is read again', async () => {
-    const { scanShells } = await import('../src/local/proc-census.ts')
     const t = table()
     scanShells([target], t)
     t.add(100, { pgrp: 900, session: 900, start: 3000, env: MARKS })
@@ -280,7 +286,6 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   })
 
   it('without the allocator\'s state nothing is skipped', async () => {
-    const { scanShells } = await import('../src/local/proc-census.ts')
     const t = table()
     t.alloc = undefined
     scanShells([target], t)

@@ -1,9 +1,7 @@
 /** A cgroup per shell where the host may create one: membership a process cannot leave by setsid, a scrubbed environment or a new title. */
-import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, rmdirSync, statSync, watch, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { readProc } from './syscalls.ts'
+import { localSyscalls, type LocalSyscalls } from './syscalls.ts'
 
 /** How a shell's processes are tracked: a cgroup v2 (killed atomically), a v1 freezer cgroup (frozen, then killed), or none. */
 type CgroupKind = 'cgroup-v2' | 'cgroup-v1'
@@ -32,60 +30,36 @@ export interface ShellCgroup {
   ran?(): boolean
 }
 
-interface CgroupHost {
+/** This host's directory of shell cgroups. */
+export interface CgroupHost {
   readonly kind: CgroupKind
-  /** The host's directory of shell cgroups. */
   readonly path: string
   /** A new shell cgroup (the host directory re-made if it was removed); undefined when mkdir fails. */
-  create(shellId: string): ShellCgroup | undefined
-  /** SIGKILL every shell cgroup's members (host exit), without yielding. */
-  killAll(): void
+  create(): ShellCgroup | undefined
+  /** Host exit, without yielding: SIGKILL what any shell cgroup still holds, give the kernel up to `waitMs`, remove them. */
+  close(waitMs: number): void
   /** Remove the empty shell cgroups, and the host's directory once nothing is left in it. */
   remove(): void
 }
 
 /** Joins the cgroup named by $1 (its cgroup.procs), then runs the rest; a failed join still runs the command (tracked by marks). */
 const JOIN = 'echo $$ >"$1" 2>/dev/null; shift; exec "$@"'
+/** A shell cgroup is joined within moments of its mkdir: one empty this long is no live host's. */
+const STALE_MS = 60_000
 
-/** The buffer cgroup.events is read into through its kept descriptor (one pread, no open or stat). */
-const BUFFER = Buffer.alloc(16 * 1024)
-
-function readLines(path: string): string[] {
-  return (readProc(path) ?? '').split('\n').filter((line) => line !== '')
-}
-
-function write(path: string, text: string): boolean {
-  try {
-    writeFileSync(path, text)
-    return true
-  } catch {
-    return false
-  }
-}
-
-function signalEach(pids: readonly number[], signal: NodeJS.Signals): number {
-  let sent = 0
-  for (const pid of pids) {
-    try {
-      process.kill(pid, signal)
-      sent++
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return sent
-}
+const removed = (code: string | undefined) => code === undefined || code === 'ENOENT'
+const lines = (text: string | undefined) => (text ?? '').split('\n').filter((line) => line !== '')
 
 /** Where this process sits in the v2 hierarchy and in the v1 freezer hierarchy, from /proc/self. */
-function ownCgroups(): { v2?: string, freezer?: string } {
-  const mounts = readLines('/proc/self/mountinfo').map((line) => {
+function ownCgroups(sys: LocalSyscalls): { v2?: string, freezer?: string } {
+  const mounts = lines(sys.read('/proc/self/mountinfo')).map((line) => {
     const [left = '', right = ''] = line.split(' - ')
     const fields = left.split(' ')
     const [fstype = '', , options = ''] = right.split(' ')
     return { root: fields[3] ?? '', point: fields[4] ?? '', fstype, options: options.split(',') }
   })
   const found: { v2?: string, freezer?: string } = {}
-  for (const line of readLines('/proc/self/cgroup')) {
+  for (const line of lines(sys.read('/proc/self/cgroup'))) {
     const [id, controllers = '', ...rest] = line.split(':')
     const path = rest.join(':')
     const mount = id === '0' && controllers === ''
@@ -100,94 +74,73 @@ function ownCgroups(): { v2?: string, freezer?: string } {
   return found
 }
 
-function shellCgroup(kind: CgroupKind, path: string): ShellCgroup {
+function shellCgroup(sys: LocalSyscalls, kind: CgroupKind, path: string): ShellCgroup {
   const procs = join(path, 'cgroup.procs')
-  const events = join(path, 'cgroup.events')
-  // Kept open from the first look until removal: a read at offset 0 renders the file afresh, without an open.
-  let eventsFd: number | undefined
-  const closeEvents = () => {
-    if (eventsFd !== undefined) try { closeSync(eventsFd) } catch { /* already gone */ }
-    eventsFd = undefined
-  }
+  // Kept open from the first look until removal.
+  const events = kind === 'cgroup-v2' ? sys.keep(join(path, 'cgroup.events')) : undefined
   // A member may make cgroups of its own below (a container runtime): they are still this shell's.
   const pids = (): number[] => [
-    ...readLines(procs).map(Number).filter((pid) => pid > 0),
-    ...readdirNames(path).flatMap((child) => shellCgroup(kind, join(path, child)).pids()),
+    ...lines(sys.read(procs)).map(Number).filter((pid) => pid > 0),
+    ...sys.dirs(path).flatMap((child) => shellCgroup(sys, kind, join(path, child)).pids()),
   ]
+  const signalEach = (members: readonly number[], signal: NodeJS.Signals) => members.filter((pid) => sys.signal(pid, signal)).length
   return {
     kind,
     path,
     wrap: (argv) => ['/bin/sh', '-c', JOIN, 'sh', procs, ...argv],
-    adopt: (pid) => write(procs, String(pid)),
+    adopt: (pid) => sys.write(procs, String(pid)),
     pids,
     signal(signal) {
       const members = pids()
       if (signal !== 'SIGKILL' || members.length === 0) return signalEach(members, signal)
-      if (kind === 'cgroup-v2' && write(join(path, 'cgroup.kill'), '1')) return members.length
+      if (kind === 'cgroup-v2' && sys.write(join(path, 'cgroup.kill'), '1')) return members.length
       // v1: a frozen cgroup cannot fork while its members are killed.
-      const frozen = kind === 'cgroup-v1' && write(join(path, 'freezer.state'), 'FROZEN')
+      const frozen = kind === 'cgroup-v1' && sys.write(join(path, 'freezer.state'), 'FROZEN')
       const sent = signalEach(pids(), 'SIGKILL')
-      if (frozen) write(join(path, 'freezer.state'), 'THAWED')
+      if (frozen) sys.write(join(path, 'freezer.state'), 'THAWED')
       return sent
     },
     remove() {
-      closeEvents()
+      events?.close()
       // One rmdir in the common case; only a cgroup with cgroups of its own below (EBUSY) needs a walk first.
-      try {
-        rmdirSync(path)
-        return true
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code
-        if (code === 'ENOENT') return true
-        if (code !== 'EBUSY' && code !== 'ENOTEMPTY') return false
-      }
-      const children = readdirNames(path)
+      const code = sys.rmdir(path)
+      if (removed(code)) return true
+      if (code !== 'EBUSY' && code !== 'ENOTEMPTY') return false
+      const children = sys.dirs(path)
       if (children.length === 0) return false
-      for (const child of children) shellCgroup(kind, join(path, child)).remove()
-      try {
-        rmdirSync(path)
-        return true
-      } catch (error) {
-        return (error as NodeJS.ErrnoException).code === 'ENOENT'
-      }
+      for (const child of children) shellCgroup(sys, kind, join(path, child)).remove()
+      return removed(sys.rmdir(path))
     },
-    ...kind === 'cgroup-v2' ? {
+    ...events === undefined ? {} : {
       populated() {
-        let text: string
-        try {
-          eventsFd ??= openSync(events, 'r')
-          text = BUFFER.toString('latin1', 0, readSync(eventsFd, BUFFER, 0, BUFFER.length, 0))
-        } catch {
-          closeEvents()
-          return undefined
-        }
-        const line = /^populated (\d)$/m.exec(text)
+        const line = /^populated (\d)$/m.exec(events.read() ?? '')
         return line === null ? undefined : line[1] === '1'
       },
-      watch(onChange) {
-        try {
-          const watcher = watch(events, { persistent: false }, () => onChange())
-          // The cgroup removed under the watch ends it; that is no error of the kill's.
-          watcher.on('error', () => watcher.close())
-          return () => watcher.close()
-        } catch {
-          return undefined
-        }
-      },
-      ran: () => Number(/^usage_usec (\d+)$/m.exec(readProc(join(path, 'cpu.stat')) ?? '')?.[1] ?? 0) > 0,
-    } : {},
+      watch: (onChange: () => void) => sys.watch(join(path, 'cgroup.events'), onChange),
+      ran: () => Number(/^usage_usec (\d+)$/m.exec(sys.read(join(path, 'cpu.stat')) ?? '')?.[1] ?? 0) > 0,
+    },
   }
 }
 
-/** Whether a child of this host can join `dir` (delegation rules go beyond file modes): one probe process, once. */
-function canJoin(dir: string): boolean {
-  const probe = spawnSync('/bin/sh', ['-c', 'echo $$ >"$1"', 'sh', join(dir, 'cgroup.procs')], { stdio: 'ignore', timeout: 5000 })
-  return probe.status === 0
+/** What hosts that died without cleanup left beside `path`: rmdir drops only empty cgroups. */
+function sweepStale(sys: LocalSyscalls, path: string): void {
+  const parent = join(path, '..')
+  const stale = Date.now() - STALE_MS
+  for (const sibling of sys.dirs(parent)) {
+    const dir = join(parent, sibling)
+    if (!sibling.startsWith('dsh-bg-') || dir === path) continue
+    for (const child of sys.dirs(dir)) if ((sys.mtime(join(dir, child)) ?? Infinity) < stale) sys.rmdir(join(dir, child))
+    sys.rmdir(dir)
+  }
 }
 
-/** A directory of shell cgroups for this host (`name`), or undefined where the host may not create one. */
-function openCgroupHost(name: string): CgroupHost | undefined {
-  const own = ownCgroups()
+/**
+ * A directory of shell cgroups for this host, or undefined where the host may not create one. Named by pid and a
+ * random part: a host in another PID namespace may have the same pid.
+ */
+export function openCgroupHost(sys: LocalSyscalls): CgroupHost | undefined {
+  const own = ownCgroups(sys)
+  const name = `dsh-bg-${process.pid}-${randomBytes(4).toString('hex')}`
   const candidates: Array<{ kind: CgroupKind, base: string | undefined, needs: string }> = [
     { kind: 'cgroup-v2', base: own.v2, needs: 'cgroup.kill' },
     { kind: 'cgroup-v1', base: own.freezer, needs: 'freezer.state' },
@@ -195,115 +148,54 @@ function openCgroupHost(name: string): CgroupHost | undefined {
   for (const { kind, base, needs } of candidates) {
     if (base === undefined) continue
     const path = join(base, name)
-    try {
-      mkdirSync(path)
-    } catch (error) {
-      // Left by an earlier open in this process: its shell cgroups are this host's.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') continue
-    }
+    if (sys.mkdir(path) !== undefined) continue
     const probe = join(path, 'probe')
-    let usable = false
-    try {
-      mkdirSync(probe)
-      usable = existsSync(join(probe, needs)) && canJoin(probe)
-    } catch {
-      usable = false
-    }
-    for (let tries = 0; existsSync(probe) && tries < 100; tries++) {
-      // The probe process is reaped, yet may linger in the cgroup a moment.
-      try { rmdirSync(probe) } catch { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1) }
-    }
+    const usable = sys.mkdir(probe) === undefined && sys.mtime(join(probe, needs)) !== undefined && sys.childWrites(join(probe, 'cgroup.procs'))
+    // The probe process is reaped, yet may linger in the cgroup a moment.
+    for (let tries = 0; sys.rmdir(probe) === 'EBUSY' && tries < 100; tries++) sys.sleep(1)
     if (!usable) {
-      try { rmdirSync(path) } catch { /* not ours to keep */ }
+      sys.rmdir(path)
       continue
+    }
+    sweepStale(sys, path)
+    let made = 0
+    const all = () => sys.dirs(path).map((child) => shellCgroup(sys, kind, join(path, child)))
+    const remove = () => {
+      for (const shell of all()) shell.remove()
+      sys.rmdir(path)
     }
     return {
       kind,
       path,
-      create(shellId) {
-        const dir = join(path, shellId)
-        try {
-          mkdirSync(dir)
-        } catch {
-          try {
-            mkdirSync(path, { recursive: true })
-            mkdirSync(dir)
-          } catch {
-            return undefined
-          }
-        }
-        return shellCgroup(kind, dir)
+      create() {
+        const dir = join(path, `s${++made}`)
+        if (sys.mkdir(dir) === undefined) return shellCgroup(sys, kind, dir)
+        // The host directory was removed (a dispose pruned it): made again.
+        sys.mkdir(path)
+        return sys.mkdir(dir) === undefined ? shellCgroup(sys, kind, dir) : undefined
       },
-      killAll() {
-        for (const shell of cgroupsUnder(kind, path)) shell.signal('SIGKILL')
+      close(waitMs) {
+        for (const shell of all()) shell.signal('SIGKILL')
+        const deadline = Date.now() + waitMs
+        while (all().some((shell) => shell.pids().length > 0) && Date.now() < deadline) sys.sleep(5)
+        remove()
       },
-      remove() {
-        for (const shell of cgroupsUnder(kind, path)) shell.remove()
-        try { rmdirSync(path) } catch { /* members remain, or already gone */ }
-      },
+      remove,
     }
   }
   return undefined
 }
 
-/** A dead host's shell cgroups, to kill its leftovers by membership. */
-function cgroupsUnder(kind: CgroupKind, path: string): ShellCgroup[] {
-  return readdirNames(path).map((child) => shellCgroup(kind, join(path, child)))
-}
-
-function readdirNames(path: string): string[] {
-  try {
-    return readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
-  } catch {
-    return []
-  }
-}
-
-let opened: { host: CgroupHost | undefined } | undefined
-let made = 0
-
 /**
- * A new cgroup for one command, in this process's host directory (opened on first use); undefined where none can
- * be had. `DSH_BG_TRACKING=marks` withholds it, so tests can prove the marks-only fallback on a machine with cgroups.
+ * A shell cgroup in a cgroup host of its own, whose `remove` removes both; undefined where this machine lets no host
+ * make one, or under `DSH_BG_TRACKING=marks` (the tests' probe of which tracking a shell gets here).
  */
-export function newShellCgroup(): ShellCgroup | undefined {
-  if (process.env.DSH_BG_TRACKING === 'marks') return undefined
-  if (opened === undefined) {
-    // Not the pid alone: a host in another PID namespace may have the same one.
-    const name = `dsh-bg-${process.pid}-${randomBytes(4).toString('hex')}`
-    opened = { host: openCgroupHost(name) }
-    const host = opened.host
-    if (host !== undefined) {
-      // What hosts that died without cleanup left: rmdir drops only empty cgroups, and a shell cgroup is joined
-      // within moments of its mkdir, so one empty for a minute is no live host's.
-      const stale = Date.now() - 60_000
-      for (const sibling of readdirNames(join(host.path, '..'))) {
-        const path = join(host.path, '..', sibling)
-        if (!sibling.startsWith('dsh-bg-') || path === host.path) continue
-        for (const child of readdirNames(path)) {
-          try { if (statSync(join(path, child)).mtimeMs < stale) rmdirSync(join(path, child)) } catch { /* members remain */ }
-        }
-        try { rmdirSync(path) } catch { /* not empty */ }
-      }
-      process.once('exit', () => host.remove())
-    }
+export function newShellCgroup(sys: LocalSyscalls = localSyscalls()): ShellCgroup | undefined {
+  const host = process.env.DSH_BG_TRACKING === 'marks' ? undefined : openCgroupHost(sys)
+  const cgroup = host?.create()
+  if (host === undefined || cgroup === undefined) {
+    host?.remove()
+    return undefined
   }
-  return opened.host?.create(`s${++made}`)
-}
-
-/** Host exit, without yielding: SIGKILL what any shell cgroup still holds, give the kernel up to `waitMs`, remove them. */
-export function closeShellCgroups(waitMs: number): void {
-  const host = opened?.host
-  if (host === undefined) return
-  host.killAll()
-  const sleeper = new Int32Array(new SharedArrayBuffer(4))
-  const deadline = Date.now() + waitMs
-  const held = () => cgroupsUnder(host.kind, host.path).some((shell) => shell.pids().length > 0)
-  while (held() && Date.now() < deadline) Atomics.wait(sleeper, 0, 0, 5)
-  host.remove()
-}
-
-/** Plugin dispose: remove the empty shell cgroups (the directory is made again by the next command). */
-export function pruneShellCgroups(): void {
-  opened?.host?.remove()
+  return { ...cgroup, remove: () => { const gone = cgroup.remove(); host.remove(); return gone } }
 }

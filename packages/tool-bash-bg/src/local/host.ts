@@ -1,46 +1,160 @@
-// The local world: commands run on this host, each in its own process group (and cgroup, where the host may make
-// one) watched through /proc.
-import { accessSync, constants } from 'node:fs'
+// The local world as one object: this host's syscalls, /proc census, cgroup host, host directory, the SIGKILLs owed
+// to a dead host's leftovers and the exit hook. The plugin's lifecycle makes one and disposes it; a reload leaves
+// nothing of the old one behind.
 import type { Socket } from 'node:net'
-import { delimiter, join, resolve } from 'node:path'
-import { newShellCgroup } from './cgroup.ts'
-import { spawnGroup, type Launch } from '../shells/launch.ts'
-import { ProcessGroup } from './process-group.ts'
-import type { StartedShell, ShellWorld } from '../shells/world-types.ts'
-import { hostSyscalls } from './syscalls.ts'
+import type { Readable } from 'node:stream'
+import type { Launch } from '../contract.ts'
+import { openCgroupHost, type CgroupHost } from './cgroup.ts'
+import { HostDir } from './host-dir.ts'
+import { reapBySocket, reapLeftovers } from './leftovers.ts'
+import { HOST_MARK, ProcessCensus, SHELL_MARK } from './proc-census.ts'
+import { ProcessGroup, type GroupStop } from './process-group.ts'
+import { found, spawnGroup } from './spawn.ts'
+import { localSyscalls, type LocalSyscalls } from './syscalls.ts'
 
-/** Whether spawn would find the program: behind the cgroup join a missing one would only exit 127, not fail the spawn. */
-function found(launch: Launch): boolean {
-  const [program] = launch.argv
-  const dirs = program.includes('/') ? [''] : (launch.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '')
-  return dirs.some((dir) => {
-    try {
-      accessSync(dir === '' ? resolve(launch.cwd, program) : join(dir, program), constants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  })
+/** The waits of a local stop, from the kill policy. */
+export interface LocalPolicy extends GroupStop {
+  /** A dead host's leftovers: SIGTERM, this long, SIGKILL. */
+  leftoverGraceMs: number
+  /** Host exit (which cannot yield): SIGTERM, this long, SIGKILL. */
+  exitGraceMs: number
 }
 
-export const localWorld: ShellWorld = {
-  kind: 'local',
-  start(launch, marks): StartedShell {
-    // The leader joins its cgroup before it execs the (sandbox-confined) command, so nothing it starts is outside.
-    const cgroup = found(launch) ? newShellCgroup() : undefined
+/** What host exit stops: one running shell's processes. */
+export interface ExitTarget {
+  signalNow(signal: 'SIGTERM' | 'SIGKILL'): boolean
+  aliveNow(): boolean
+}
+
+export interface LocalStart {
+  processes: ProcessGroup
+  stdout: Readable
+  stderr: Readable
+  release(): void
+}
+
+const SIGNALS = ['SIGTERM', 'SIGINT'] as const
+/** Tags our listeners across module copies (HMR loads a fresh copy of this file). */
+const OURS = Symbol.for('@gencode-ai/dsh-tool-bash-bg/exit-guard')
+
+type Tagged = ((signal: NodeJS.Signals) => void) & { [OURS]?: true }
+
+export class LocalHost {
+  readonly sys: LocalSyscalls
+  readonly census: ProcessCensus
+  readonly dir: HostDir
+  /** Opened at the first command; `host` undefined where this host may not make cgroups. */
+  private cgroups: { host: CgroupHost | undefined } | undefined
+  private readonly owed = new Set<() => void>()
+  private unguard: (() => void) | undefined
+
+  constructor(private readonly toolName: string, private readonly policy: LocalPolicy, sys: LocalSyscalls = localSyscalls()) {
+    this.sys = sys
+    this.census = new ProcessCensus(sys)
+    this.dir = new HostDir(toolName, this.census.startTime(process.pid) ?? 0, HOST_MARK)
+  }
+
+  /** The environment marks of one command: its shell id and this host. */
+  marks(shellId: string): Record<string, string> {
+    const [name = HOST_MARK, value = ''] = this.dir.mark.split('=')
+    return { [SHELL_MARK]: shellId, [name]: value }
+  }
+
+  /** A SIGKILL owed after the leftover grace, paid at this host's exit if that comes first. */
+  killLater(kill: () => void): void {
+    this.owed.add(kill)
+    setTimeout(() => {
+      if (this.owed.delete(kill)) kill()
+    }, this.policy.leftoverGraceMs).unref()
+  }
+
+  /** Stop what hosts proven dead left: those judged by pid and start now, the rest by their socket later. */
+  reap(): { now: number, later: Promise<number> } {
+    return { now: reapLeftovers(this), later: reapBySocket(this) }
+  }
+
+  /**
+   * Start `launch` synchronously in its own process group, marked; where the host may make one, in a cgroup the leader
+   * joins before it execs the (sandbox-confined) command, so nothing it starts is outside. Throws SPAWN_FAILED.
+   */
+  start(launch: Launch, shellId: string): LocalStart {
+    const cgroup = found(launch) && process.env.DSH_BG_TRACKING !== 'marks' ? this.newCgroup() : undefined
+    const marks = this.marks(shellId)
+    const spawned = cgroup === undefined ? launch : { ...launch, argv: cgroup.wrap(launch.argv) }
     let child
     try {
-      child = spawnGroup(cgroup === undefined ? launch : { ...launch, argv: cgroup.wrap(launch.argv) }, marks, launch.argv[0])
+      child = spawnGroup(this.toolName, spawned, marks, launch.argv[0])
     } catch (error) {
       cgroup?.remove()
       throw error
     }
     const names = Object.entries(marks).map(([name, value]) => `${name}=${value}`)
-    const processes = new ProcessGroup(child, names, hostSyscalls, cgroup)
+    const processes = new ProcessGroup(child, names, this.census, this.policy, cgroup)
     const release = () => {
       for (const stream of [child.stdout, child.stderr] as Socket[]) stream.unref()
       child.unref()
     }
     return { processes, stdout: child.stdout, stderr: child.stderr, release }
-  },
+  }
+
+  /** `DSH_BG_TRACKING=marks` (checked by the caller) withholds it, so tests can prove the marks-only fallback. */
+  private newCgroup() {
+    this.cgroups ??= { host: openCgroupHost(this.sys) }
+    return this.cgroups.host?.create()
+  }
+
+  /**
+   * On exit, SIGTERM and SIGINT every running shell (`live`) is killed synchronously, then whatever a cgroup still
+   * holds (a foreground run under way), and the host directory removed; a signal is re-raised only when no other
+   * listener handles it (a host that traps SIGINT keeps its behaviour). Once per host; dispose removes it.
+   */
+  guardExit(live: () => ExitTarget[]): void {
+    let done = false
+    const onExit: Tagged = () => {
+      if (done) return
+      done = true
+      this.killSync(live())
+      for (const kill of this.owed) kill()
+      this.owed.clear()
+      this.cgroups?.host?.close(this.policy.exitGraceMs)
+      this.dir.remove()
+    }
+    const onSignal: Tagged = (signal: NodeJS.Signals) => {
+      if (process.listeners(signal).some((listener) => (listener as Tagged)[OURS] !== true)) return
+      onExit(signal)
+      this.unguard?.()
+      // The last of our guards restores the default action: the process ends by this signal.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+    }
+    onExit[OURS] = true
+    onSignal[OURS] = true
+    process.on('exit', onExit)
+    for (const signal of SIGNALS) process.on(signal, onSignal)
+    this.unguard = () => {
+      process.off('exit', onExit)
+      for (const signal of SIGNALS) process.off(signal, onSignal)
+      this.unguard = undefined
+    }
+  }
+
+  /** Without yielding to the event loop: SIGTERM, up to the exit grace, SIGKILL. */
+  private killSync(targets: readonly ExitTarget[]): void {
+    let alive = targets.filter((processes) => processes.signalNow('SIGTERM'))
+    const deadline = Date.now() + this.policy.exitGraceMs
+    while (alive.length > 0 && Date.now() < deadline) {
+      this.sys.sleep(5)
+      alive = alive.filter((processes) => processes.aliveNow())
+    }
+    for (const processes of alive) processes.signalNow('SIGKILL')
+    // No timer runs before the process ends: deliver the SIGKILL owed to marked processes now.
+    for (const processes of alive) processes.aliveNow()
+  }
+
+  /** Plugin dispose, once its shells are stopped: the exit hook goes, the empty cgroups and the host directory too. */
+  dispose(): void {
+    this.unguard?.()
+    this.cgroups?.host?.remove()
+    this.cgroups = undefined
+    this.dir.remove()
+  }
 }

@@ -1,32 +1,21 @@
 // Process facts from /proc (Linux): a shell lives while its group, or a process carrying its marks, does.
-import { hostSyscalls, type PidAllocation, type ProcessSyscalls } from './syscalls.ts'
+import type { PidAllocation, ProcessSyscalls } from './syscalls.ts'
 
 /** The environment variables naming, on every process of a shell, the shell and the host that started it. */
 export const SHELL_MARK = 'DSH_BG_SHELL'
 export const HOST_MARK = 'DSH_BG_HOST'
 
-type Stat = { state: string, ppid: number, pgrp: number, session: number, starttime: number }
+export type Stat = { state: string, ppid: number, pgrp: number, session: number, starttime: number, zombie: boolean }
 
-/** /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
-function readStat(sys: ProcessSyscalls, pid: number): Stat | undefined {
-  const text = sys.stat(pid)
+/** The one parser of /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
+export function parseStat(text: string | undefined): Stat | undefined {
   if (text === undefined) return undefined
   // After the comm: state(0) ppid(1) pgrp(2) session(3) ... starttime (clock ticks after boot, 19).
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
   const [ppid = NaN, pgrp = NaN, session = NaN, starttime = NaN] = [1, 2, 3, 19].map((i) => Number(fields[i]))
   const state = fields[0]
   if (state === undefined || !Number.isFinite(pgrp) || !Number.isFinite(starttime)) return undefined
-  return { state, ppid, pgrp, session, starttime }
-}
-
-/** A live process's group and start time; undefined when gone or a zombie. */
-export function liveStat(pid: number, sys: ProcessSyscalls = hostSyscalls): { pgrp: number, starttime: number } | undefined {
-  const stat = readStat(sys, pid)
-  return stat === undefined || stat.state === 'Z' || stat.state === 'X' ? undefined : stat
-}
-
-export function startTimeOf(pid: number, sys: ProcessSyscalls = hostSyscalls): number | undefined {
-  return readStat(sys, pid)?.starttime
+  return { state, ppid, pgrp, session, starttime, zombie: state === 'Z' || state === 'X' }
 }
 
 /**
@@ -42,36 +31,6 @@ export interface ScanTarget {
 
 export type ScanResult = { group: number[], marked: number[] }
 
-let ancestors: { ppid: number, pids: Set<number> } | undefined
-
-/** The host, its ancestors, and their groups and sessions: never signalled, even when they carry a shell's marks. */
-export function protectedPids(sys: ProcessSyscalls = hostSyscalls): Set<number> {
-  const cached = sys === hostSyscalls
-  if (cached && ancestors?.ppid === process.ppid) return ancestors.pids
-  const pids = new Set<number>([process.pid, process.ppid, 0, 1])
-  let pid = process.pid
-  for (let depth = 0; depth < 64 && pid > 1; depth++) {
-    pids.add(pid)
-    const stat = readStat(sys, pid)
-    if (stat === undefined) break
-    pids.add(stat.pgrp)
-    pids.add(stat.session)
-    pid = stat.ppid
-  }
-  if (cached) ancestors = { ppid: process.ppid, pids }
-  return pids
-}
-
-/** A process's environment as `\0NAME=value\0…`; undefined for another user's (never one of ours). */
-function environ(sys: ProcessSyscalls, pid: number): string | undefined {
-  const text = sys.environ(pid)
-  return text === undefined ? undefined : `\0${text}`
-}
-
-export function envValue(pid: number, name: string, sys: ProcessSyscalls = hostSyscalls): string | undefined {
-  return environ(sys, pid)?.split('\0').find((item) => item.startsWith(`${name}=`))?.slice(name.length + 1)
-}
-
 /**
  * What the last census learnt of each pid, so the next one skips the syscalls for a process that cannot be any
  * target's: it predates the target's leader, or sits in another group without the target's marks (a process
@@ -81,30 +40,10 @@ export function envValue(pid: number, name: string, sys: ProcessSyscalls = hostS
  * forks) makes every pid suspect.
  */
 type Entry = { start: number, pgrp: number, zombie: boolean, marks: readonly string[] | undefined }
-type Seen = { entries: Map<number, Entry>, at: PidAllocation | undefined }
-const seenBy = new WeakMap<ProcessSyscalls, Seen>()
 
 /** Whether `pid` lies in the cyclic arc (from, to]. */
 function passed(pid: number, from: number, to: number): boolean {
   return from <= to ? pid > from && pid <= to : pid > from || pid <= to
-}
-
-/** Bring the cache up to `now`: forget the pids the allocator may have handed out again, or everything. */
-function refresh(seen: Seen, now: PidAllocation | undefined): void {
-  const then = seen.at
-  seen.at = now
-  // Half of pid_max in forks is far short of a lap (a lap hands out every free pid), yet never reached within a kill.
-  if (now === undefined || then === undefined || now.forks < then.forks || now.forks - then.forks >= now.pidMax / 2) {
-    seen.entries.clear()
-    return
-  }
-  if (now.lastPid === then.lastPid) return
-  for (const pid of seen.entries.keys()) if (passed(pid, then.lastPid, now.lastPid)) seen.entries.delete(pid)
-}
-
-/** The shell marks (`DSH_BG_…=value`) in a process's environment; none for another user's. */
-function marksOf(sys: ProcessSyscalls, pid: number): string[] {
-  return (sys.environ(pid) ?? '').split('\0').filter((item) => item.startsWith('DSH_BG_'))
 }
 
 /** Whether a process with these facts may be one of `target`'s (undefined marks: not read yet, so maybe). */
@@ -114,59 +53,119 @@ function mayBelong(entry: Entry, target: ScanTarget): boolean {
   return target.marks.length > 0 && (entry.marks === undefined || target.marks.every((mark) => entry.marks?.includes(mark)))
 }
 
-/** One pass over /proc for every target; a process's environment is read once, only outside the group, and only when young enough. */
-export function scanShells(targets: readonly ScanTarget[], sys: ProcessSyscalls = hostSyscalls): ScanResult[] {
-  const found = targets.map((): ScanResult => ({ group: [], marked: [] }))
-  if (targets.length === 0) return found
-  let seen = seenBy.get(sys)
-  if (seen === undefined) seenBy.set(sys, seen = { entries: new Map(), at: undefined })
-  refresh(seen, sys.allocation())
-  const pids = sys.pids()
-  if (pids === undefined) {
-    // Not Linux: the group id itself is the only probe.
-    targets.forEach((target, i) => { if (target.group && sys.groupExists(target.pgid)) found[i]?.group.push(target.pgid) })
-    return found
+/** The /proc census of one kernel (`sys`), with what it remembers between looks: the pid cache and the host's ancestry. */
+export class ProcessCensus {
+  private readonly entries = new Map<number, Entry>()
+  private at: PidAllocation | undefined
+  private ancestors: { ppid: number, pids: Set<number> } | undefined
+
+  constructor(readonly sys: ProcessSyscalls) {}
+
+  stat(pid: number): Stat | undefined {
+    return parseStat(this.sys.stat(pid))
   }
-  const guarded = protectedPids(sys)
-  const { entries } = seen
-  const look = (pid: number) => {
-    const stat = readStat(sys, pid)
-    if (stat === undefined) {
-      entries.delete(pid)
+
+  /** A live process's group and start time; undefined when gone or a zombie. */
+  liveStat(pid: number): Stat | undefined {
+    const stat = this.stat(pid)
+    return stat?.zombie === false ? stat : undefined
+  }
+
+  startTime(pid: number): number | undefined {
+    return this.stat(pid)?.starttime
+  }
+
+  envValue(pid: number, name: string): string | undefined {
+    return this.sys.environ(pid)?.split('\0').find((item) => item.startsWith(`${name}=`))?.slice(name.length + 1)
+  }
+
+  /** The host, its ancestors, and their groups and sessions: never signalled, even when they carry a shell's marks. */
+  protectedPids(): Set<number> {
+    if (this.ancestors?.ppid === process.ppid) return this.ancestors.pids
+    const pids = new Set<number>([process.pid, process.ppid, 0, 1])
+    let pid = process.pid
+    for (let depth = 0; depth < 64 && pid > 1; depth++) {
+      pids.add(pid)
+      const stat = this.stat(pid)
+      if (stat === undefined) break
+      pids.add(stat.pgrp)
+      pids.add(stat.session)
+      pid = stat.ppid
+    }
+    this.ancestors = { ppid: process.ppid, pids }
+    return pids
+  }
+
+  /** Bring the cache up to `now`: forget the pids the allocator may have handed out again, or everything. */
+  private refresh(now: PidAllocation | undefined): void {
+    const then = this.at
+    this.at = now
+    // Half of pid_max in forks is far short of a lap (a lap hands out every free pid), yet never reached within a kill.
+    if (now === undefined || then === undefined || now.forks < then.forks || now.forks - then.forks >= now.pidMax / 2) {
+      this.entries.clear()
       return
     }
-    const known = entries.get(pid)
-    const entry: Entry = {
-      start: stat.starttime, pgrp: stat.pgrp, zombie: stat.state === 'Z' || stat.state === 'X',
-      marks: known !== undefined && known.start === stat.starttime ? known.marks : undefined,
+    if (now.lastPid === then.lastPid) return
+    for (const pid of this.entries.keys()) if (passed(pid, then.lastPid, now.lastPid)) this.entries.delete(pid)
+  }
+
+  /** The shell marks (`DSH_BG_…=value`) in a process's environment; none for another user's. */
+  private marksOf(pid: number): string[] {
+    return (this.sys.environ(pid) ?? '').split('\0').filter((item) => item.startsWith('DSH_BG_'))
+  }
+
+  /** One pass over /proc for every target; a process's environment is read once, only outside the group, and only when young enough. */
+  scan(targets: readonly ScanTarget[]): ScanResult[] {
+    const found = targets.map((): ScanResult => ({ group: [], marked: [] }))
+    if (targets.length === 0) return found
+    const { sys, entries } = this
+    this.refresh(sys.allocation())
+    const pids = sys.pids()
+    if (pids === undefined) {
+      // Not Linux: the group id itself is the only probe.
+      targets.forEach((target, i) => { if (target.group && sys.groupExists(target.pgid)) found[i]?.group.push(target.pgid) })
+      return found
     }
-    entries.set(pid, entry)
-    if (entry.zombie) return
-    targets.forEach((target, i) => {
-      if (entry.start < target.leaderStart) return
-      if (target.group && entry.pgrp === target.pgid) found[i]?.group.push(pid)
-      else if (target.marks.length > 0 && !guarded.has(pid)) {
-        entry.marks ??= marksOf(sys, pid)
-        if (target.marks.every((mark) => entry.marks?.includes(mark))) found[i]?.marked.push(pid)
+    const guarded = this.protectedPids()
+    const look = (pid: number) => {
+      const stat = this.stat(pid)
+      if (stat === undefined) {
+        entries.delete(pid)
+        return
       }
-    })
+      const known = entries.get(pid)
+      const entry: Entry = {
+        start: stat.starttime, pgrp: stat.pgrp, zombie: stat.zombie,
+        marks: known !== undefined && known.start === stat.starttime ? known.marks : undefined,
+      }
+      entries.set(pid, entry)
+      if (entry.zombie) return
+      targets.forEach((target, i) => {
+        if (entry.start < target.leaderStart) return
+        if (target.group && entry.pgrp === target.pgid) found[i]?.group.push(pid)
+        else if (target.marks.length > 0 && !guarded.has(pid)) {
+          entry.marks ??= this.marksOf(pid)
+          if (target.marks.every((mark) => entry.marks?.includes(mark))) found[i]?.marked.push(pid)
+        }
+      })
+    }
+    const listed = new Set<number>()
+    const skipped: number[] = []
+    for (const pid of pids) {
+      listed.add(pid)
+      const entry = entries.get(pid)
+      if (entry !== undefined && !targets.some((target) => mayBelong(entry, target))) skipped.push(pid)
+      else look(pid)
+    }
+    for (const pid of entries.keys()) if (!listed.has(pid)) entries.delete(pid)
+    // Pids handed out while this pass ran may have reused a skipped one: look at those after all.
+    const before = this.at
+    this.refresh(sys.allocation())
+    if (before === undefined || this.at === undefined || entries.size === 0) {
+      for (const pid of skipped) look(pid)
+    } else if (this.at.lastPid !== before.lastPid) {
+      for (const pid of skipped) if (passed(pid, before.lastPid, this.at.lastPid)) look(pid)
+    }
+    return found
   }
-  const listed = new Set<number>()
-  const skipped: number[] = []
-  for (const pid of pids) {
-    listed.add(pid)
-    const entry = entries.get(pid)
-    if (entry !== undefined && !targets.some((target) => mayBelong(entry, target))) skipped.push(pid)
-    else look(pid)
-  }
-  for (const pid of entries.keys()) if (!listed.has(pid)) entries.delete(pid)
-  // Pids handed out while this pass ran may have reused a skipped one: look at those after all.
-  const before = seen.at
-  refresh(seen, sys.allocation())
-  if (before === undefined || seen.at === undefined || entries.size === 0) {
-    for (const pid of skipped) look(pid)
-  } else if (seen.at.lastPid !== before.lastPid) {
-    for (const pid of skipped) if (passed(pid, before.lastPid, seen.at.lastPid)) look(pid)
-  }
-  return found
 }

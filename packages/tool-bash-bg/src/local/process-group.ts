@@ -2,10 +2,9 @@
 // carrying its marks, and marked processes seen before whose marks vanished) and the one place they are killed.
 // The leader's pid is not reused until Node reaps it; after that, an empty group is never signalled again.
 import { HarnessError } from '@deepseek-ai/dsh-llm'
+import type { KillOutcome, KillRequest, LeaderExit, Tracking } from '../contract.ts'
 import type { ShellCgroup } from './cgroup.ts'
-import { liveStat, protectedPids, scanShells, startTimeOf, type ScanResult, type ScanTarget } from './proc-census.ts'
-import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses, Tracking } from '../shells/world-types.ts'
-import { hostSyscalls, type ProcessSyscalls } from './syscalls.ts'
+import type { ProcessCensus, ScanResult, ScanTarget } from './proc-census.ts'
 
 /** What the group needs of its leader: Node's ChildProcess, or a scripted stand-in. */
 export interface Leader {
@@ -23,6 +22,15 @@ export type GroupPhase =
   | { readonly name: 'leader-alive' }
   | { readonly name: 'leader-exited' | 'group-gone' | 'empty', readonly exit: LeaderExit }
 
+/**
+ * `afterKillMs`: after SIGKILL, how long the kernel may take to finish the shell before what is left counts as
+ * survivors; `reapMs`: how long a stop waits for Node to reap a leader that already exited.
+ */
+export interface GroupStop {
+  afterKillMs: number
+  reapMs: number
+}
+
 const NOTHING: ScanResult = { group: [], marked: [] }
 /** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */
 const DISCOVERY_MS = 20
@@ -31,13 +39,11 @@ const DISCOVERY_MS = 20
  * moves it in): a kill then knows the tracking in force without a read before its signal.
  */
 const JOIN_LOOK_MS = 10
-/** After SIGKILL, how long to wait for the kernel to finish the group before reporting survivors. */
-const AFTER_SIGKILL_MS = 1000
 /** Poll ceilings once the leader exited: a kill's wait, and the watch of a group outliving its leader. */
 const KILL_POLL_MS = 50
 const WATCH_POLL_MS = 1000
 
-export class ProcessGroup implements ShellProcesses {
+export class ProcessGroup {
   readonly pgid: number
   readonly leaderStart: number
   readonly exited: Promise<LeaderExit>
@@ -60,12 +66,12 @@ export class ProcessGroup implements ShellProcesses {
   private unwatch: (() => void) | undefined
 
   constructor(
-    leader: Leader, readonly marks: readonly string[] = [], private readonly sys: ProcessSyscalls = hostSyscalls,
+    leader: Leader, readonly marks: readonly string[], private readonly proc: ProcessCensus, private readonly stop: GroupStop,
     private readonly cgroup?: ShellCgroup,
   ) {
     if (leader.pid === undefined) throw new Error('process group: the child has no pid (spawn failed)')
     this.pgid = leader.pid
-    this.leaderStart = startTimeOf(leader.pid, sys) ?? 0
+    this.leaderStart = proc.startTime(leader.pid) ?? 0
     this.exited = new Promise((resolve) => {
       leader.once('exit', (code, signal) => {
         const exit = { code, signal, at: new Date() }
@@ -114,10 +120,10 @@ export class ProcessGroup implements ShellProcesses {
     if (this.cgroup.populated?.() === false) return NOTHING
     const pids = this.cgroup.pids()
     const found: ScanResult = { group: [], marked: [] }
-    const guarded = protectedPids(this.sys)
+    const guarded = this.proc.protectedPids()
     const groupKnown = this.phase.name !== 'group-gone'
     for (const pid of pids) {
-      const stat = guarded.has(pid) ? undefined : liveStat(pid, this.sys)
+      const stat = guarded.has(pid) ? undefined : this.proc.liveStat(pid)
       if (stat === undefined) continue
       if (groupKnown && stat.pgrp === this.pgid) found.group.push(pid)
       else found.marked.push(pid)
@@ -144,7 +150,7 @@ export class ProcessGroup implements ShellProcesses {
 
   target(): ScanTarget | undefined {
     // The leader was reaped and nothing (a zombie included) is left in the group.
-    if (this.phase.name === 'leader-exited' && !this.sys.groupExists(this.pgid)) this.moveTo('group-gone')
+    if (this.phase.name === 'leader-exited' && !this.proc.sys.groupExists(this.pgid)) this.moveTo('group-gone')
     if (this.phase.name === 'group-gone' && this.marks.length === 0 && this.cgroup === undefined && this.seen.size === 0) this.moveTo('empty')
     if (this.phase.name === 'empty') return undefined
     return { pgid: this.pgid, leaderStart: this.leaderStart, group: this.phase.name !== 'group-gone', marks: this.marks }
@@ -155,10 +161,10 @@ export class ProcessGroup implements ShellProcesses {
     if (this.joined) return found
     const group = new Set(found.group)
     const marked = new Set(found.marked)
-    for (const pid of found.marked) if (!this.seen.has(pid)) this.seen.set(pid, startTimeOf(pid, this.sys) ?? -1)
+    for (const pid of found.marked) if (!this.seen.has(pid)) this.seen.set(pid, this.proc.startTime(pid) ?? -1)
     for (const [pid, start] of this.seen) {
       if (group.has(pid) || marked.has(pid)) continue
-      if (this.stillAlive(pid) && startTimeOf(pid, this.sys) === start) marked.add(pid)
+      if (this.proc.liveStat(pid)?.starttime === start) marked.add(pid)
       else this.seen.delete(pid)
     }
     return marked.size === found.marked.length ? found : { group: found.group, marked: [...marked] }
@@ -177,7 +183,7 @@ export class ProcessGroup implements ShellProcesses {
     if (this.owed !== undefined) {
       clearTimeout(this.discovery)
       for (const pid of result.marked) {
-        if (!this.owed.sent.has(pid)) this.sys.signal(pid, this.owed.signal)
+        if (!this.owed.sent.has(pid)) this.proc.sys.signal(pid, this.owed.signal)
         this.owed.sent.add(pid)
       }
     }
@@ -188,7 +194,7 @@ export class ProcessGroup implements ShellProcesses {
   private scan(): ScanResult {
     const target = this.target()
     if (target === undefined) return NOTHING
-    return this.observe(this.cgroupLook() ?? scanShells([target], this.sys)[0] ?? NOTHING)
+    return this.observe(this.cgroupLook() ?? this.proc.scan([target])[0] ?? NOTHING)
   }
 
   members(): number[] {
@@ -204,9 +210,9 @@ export class ProcessGroup implements ShellProcesses {
       const result = this.observe(look)
       return [...result.group, ...result.marked].sort((a, b) => a - b)
     }
-    const [found] = scanShells([{ pgid: this.pgid, leaderStart: this.leaderStart, group: true, marks: this.marks }], this.sys)
+    const [found] = this.proc.scan([{ pgid: this.pgid, leaderStart: this.leaderStart, group: true, marks: this.marks }])
     if (found === undefined) return []
-    const holder = startTimeOf(this.pgid, this.sys)
+    const holder = this.proc.startTime(this.pgid)
     const reused = this.phase.name === 'group-gone' || (this.phase.name === 'leader-exited' && holder !== undefined && holder !== this.leaderStart)
     const result = this.observe(reused ? { group: [], marked: found.marked } : found)
     return [...result.group, ...result.marked].sort((a, b) => a - b)
@@ -214,7 +220,7 @@ export class ProcessGroup implements ShellProcesses {
 
   /** A forged or corrupt pid must never aim a signal at the host or its ancestors. */
   private guard(): void {
-    if (!Number.isSafeInteger(this.pgid) || this.pgid <= 1 || protectedPids(this.sys).has(this.pgid)) {
+    if (!Number.isSafeInteger(this.pgid) || this.pgid <= 1 || this.proc.protectedPids().has(this.pgid)) {
       throw new HarnessError(
         `refusing to signal pid ${this.pgid}: it is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
         'SHELL_PROTECTED_PID',
@@ -231,7 +237,7 @@ export class ProcessGroup implements ShellProcesses {
     // at soon after the start (JOIN_LOOK_MS), so a kill seldom reads anything before its signal.
     const all = this.join() && signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
     if (this.phase.name === 'leader-alive') {
-      const sent = this.sys.signal(-this.pgid, signal) || all
+      const sent = this.proc.sys.signal(-this.pgid, signal) || all
       if (this.marks.length > 0 || this.cgroup !== undefined) {
         clearTimeout(this.discovery)
         this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS).unref()
@@ -239,7 +245,7 @@ export class ProcessGroup implements ShellProcesses {
       return sent
     }
     const found = this.scan()
-    if (found.group.length > 0) this.sys.signal(-this.pgid, signal)
+    if (found.group.length > 0) this.proc.sys.signal(-this.pgid, signal)
     return all || found.group.length + found.marked.length > 0
   }
 
@@ -257,6 +263,11 @@ export class ProcessGroup implements ShellProcesses {
 
   /** Signal, wait, escalate (kill_shell, job_kill, a foreground timeout, dispose); `onSignalled` once a signal landed. */
   async terminate(request: KillRequest, onSignalled?: () => void): Promise<KillOutcome> {
+    // A leader that exited but that Node has not reaped yet is a zombie still pinning the group: a signal "lands" on
+    // it, and a quick command's own exit would read as a kill. Its reap is due: wait for it first.
+    if (this.phase.name === 'leader-alive' && this.proc.stat(this.pgid)?.zombie === true) {
+      await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, this.stop.reapMs))])
+    }
     const started = Date.now()
     const outcome = (signal_sent: KillOutcome['signal_sent'], force_killed: boolean, survivors: number[]): KillOutcome => ({
       signal_sent, force_killed, exit_code: this.leaderExit?.code ?? null,
@@ -267,7 +278,7 @@ export class ProcessGroup implements ShellProcesses {
     if (await this.waitEmpty(request.timeoutMs, true)) return outcome(request.signal, false, [])
     if (!request.force) return outcome(request.signal, false, this.census())
     this.signal('SIGKILL')
-    const empty = await this.waitEmpty(AFTER_SIGKILL_MS, true)
+    const empty = await this.waitEmpty(this.stop.afterKillMs, true)
     return outcome(request.signal, true, empty ? [] : this.census())
   }
 
@@ -290,10 +301,7 @@ export class ProcessGroup implements ShellProcesses {
 
   /** A pid a census found is still one of ours and alive: one stat, no scan. */
   private stillAlive(pid: number): boolean {
-    const text = this.sys.stat(pid)
-    if (text === undefined) return false
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-    return fields[0] !== 'Z' && fields[0] !== 'X' && Number(fields[19]) >= this.leaderStart
+    return (this.proc.liveStat(pid)?.starttime ?? -1) >= this.leaderStart
   }
 
   /** Sleep up to `ms`, waking early when the leader exits (while it lives), the watched cgroup flips, or the shell empties. */

@@ -1,6 +1,7 @@
-// The process syscalls the local world's census and kills stand on, behind one small interface so the pid-reuse
-// and mark logic above them can be driven by a scripted process table in unit tests.
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs'
+// The syscalls the local world stands on (the /proc census, signals, cgroup files), behind small interfaces so the
+// pid-reuse, mark, cgroup and leftover logic above them can be driven by a scripted process table in unit tests.
+import { spawnSync } from 'node:child_process'
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, rmdirSync, statSync, watch, writeFileSync } from 'node:fs'
 
 export interface ProcessSyscalls {
   /** Every pid /proc lists; undefined where there is no /proc (not Linux). */
@@ -23,77 +24,177 @@ export interface PidAllocation {
   pidMax: number
 }
 
-let pidMax: number | undefined
-
-/** One buffer for every /proc read: a scan reads every process, so no stat and no allocation. */
-const BUFFER = Buffer.alloc(16 * 1024)
-
-/**
- * A /proc or cgroup file as latin1 text; undefined when it cannot be read (gone, or another user's). `whole`: the
- * file is one short record that the kernel hands over in one read (stat), so a short read is its end: one syscall
- * fewer per process in every census.
- */
-export function readProc(path: string, whole = false): string | undefined {
-  let fd: number
-  try {
-    fd = openSync(path, 'r')
-  } catch {
-    return undefined
-  }
-  try {
-    let text = ''
-    for (let n; (n = readSync(fd, BUFFER, 0, BUFFER.length, null)) > 0;) {
-      text += BUFFER.toString('latin1', 0, n)
-      if (whole && n < BUFFER.length) break
-    }
-    return text
-  } catch {
-    return undefined
-  } finally {
-    closeSync(fd)
-  }
+/** A file read again and again through one kept descriptor (a cgroup's `cgroup.events`): one pread, no open. */
+export interface KeptFile {
+  read(): string | undefined
+  close(): void
 }
 
-/** This machine's kernel. */
-export const hostSyscalls: ProcessSyscalls = {
-  pids() {
-    let entries: string[]
+/** The rest of what the local world asks of the kernel: /proc and cgroup files, and the one synchronous sleep. */
+export interface LocalSyscalls extends ProcessSyscalls {
+  /** A /proc or cgroup file as latin1 text; undefined when it cannot be read. `whole`: one short record, one read. */
+  read(path: string, whole?: boolean): string | undefined
+  /** False when the kernel refused the write. */
+  write(path: string, text: string): boolean
+  /** The errno code, or undefined when the directory was made. */
+  mkdir(path: string): string | undefined
+  /** The errno code, or undefined when it was removed. */
+  rmdir(path: string): string | undefined
+  /** Names of the subdirectories; none when unreadable. */
+  dirs(path: string): string[]
+  /** Modification time (ms), or undefined when it is gone. */
+  mtime(path: string): number | undefined
+  keep(path: string): KeptFile
+  /** Call `onChange` on every change of the file (inotify); the disposer, or undefined where it cannot watch. */
+  watch(path: string, onChange: () => void): (() => void) | undefined
+  /** Whether a child process of this host may write its own pid into `file` (a cgroup's `cgroup.procs`). */
+  childWrites(file: string): boolean
+  /** Block the thread (host exit, which cannot yield). */
+  sleep(ms: number): void
+}
+
+const errno = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error)
+
+/** This machine's kernel; each instance has its own read buffer and caches. */
+export function localSyscalls(): LocalSyscalls {
+  /** One buffer for every read: a census reads every process, so no stat and no allocation. */
+  const buffer = Buffer.alloc(16 * 1024)
+  let pidMax: number | undefined
+  const read = (path: string, whole = false): string | undefined => {
+    let fd: number
     try {
-      entries = readdirSync('/proc')
+      fd = openSync(path, 'r')
     } catch {
       return undefined
     }
-    const pids: number[] = []
-    for (const entry of entries) {
-      const code = entry.charCodeAt(0)
-      if (code >= 48 && code <= 57) pids.push(Number(entry))
-    }
-    return pids
-  },
-  stat: (pid) => readProc(`/proc/${pid}/stat`, true),
-  environ: (pid) => readProc(`/proc/${pid}/environ`),
-  groupExists(pgid) {
     try {
-      process.kill(-pgid, 0)
-      return true
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'EPERM'
-    }
-  },
-  signal(pid, signal) {
-    try {
-      process.kill(pid, signal)
-      return true
+      let text = ''
+      for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0;) {
+        text += buffer.toString('latin1', 0, n)
+        if (whole && n < buffer.length) break
+      }
+      return text
     } catch {
-      // It vanished meanwhile: not an error.
-      return false
+      return undefined
+    } finally {
+      closeSync(fd)
     }
-  },
-  allocation() {
-    pidMax ??= Number(readProc('/proc/sys/kernel/pid_max') ?? NaN)
-    const lastPid = Number(readProc('/proc/sys/kernel/ns_last_pid', true) ?? NaN)
-    const forks = Number(/^processes (\d+)$/m.exec(readProc('/proc/stat') ?? '')?.[1] ?? NaN)
-    const known = Number.isSafeInteger(lastPid) && Number.isSafeInteger(forks) && Number.isSafeInteger(pidMax)
-    return known ? { lastPid, forks, pidMax } : undefined
-  },
+  }
+  return {
+    read,
+    pids() {
+      let entries: string[]
+      try {
+        entries = readdirSync('/proc')
+      } catch {
+        return undefined
+      }
+      const pids: number[] = []
+      for (const entry of entries) {
+        const code = entry.charCodeAt(0)
+        if (code >= 48 && code <= 57) pids.push(Number(entry))
+      }
+      return pids
+    },
+    stat: (pid) => read(`/proc/${pid}/stat`, true),
+    environ: (pid) => read(`/proc/${pid}/environ`),
+    groupExists(pgid) {
+      try {
+        process.kill(-pgid, 0)
+        return true
+      } catch (error) {
+        return errno(error) === 'EPERM'
+      }
+    },
+    signal(pid, signal) {
+      try {
+        process.kill(pid, signal)
+        return true
+      } catch {
+        // It vanished meanwhile: not an error.
+        return false
+      }
+    },
+    allocation() {
+      pidMax ??= Number(read('/proc/sys/kernel/pid_max') ?? NaN)
+      const lastPid = Number(read('/proc/sys/kernel/ns_last_pid', true) ?? NaN)
+      const forks = Number(/^processes (\d+)$/m.exec(read('/proc/stat') ?? '')?.[1] ?? NaN)
+      const known = Number.isSafeInteger(lastPid) && Number.isSafeInteger(forks) && Number.isSafeInteger(pidMax)
+      return known ? { lastPid, forks, pidMax } : undefined
+    },
+    write(path, text) {
+      try {
+        writeFileSync(path, text)
+        return true
+      } catch {
+        return false
+      }
+    },
+    mkdir(path) {
+      try {
+        mkdirSync(path)
+        return undefined
+      } catch (error) {
+        return errno(error)
+      }
+    },
+    rmdir(path) {
+      try {
+        rmdirSync(path)
+        return undefined
+      } catch (error) {
+        return errno(error)
+      }
+    },
+    dirs(path) {
+      try {
+        return readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
+      } catch {
+        return []
+      }
+    },
+    mtime(path) {
+      try {
+        return statSync(path).mtimeMs
+      } catch {
+        return undefined
+      }
+    },
+    keep(path) {
+      let fd: number | undefined
+      const close = () => {
+        if (fd !== undefined) try { closeSync(fd) } catch { /* already gone */ }
+        fd = undefined
+      }
+      return {
+        // At offset 0 the kernel renders the file afresh.
+        read() {
+          try {
+            fd ??= openSync(path, 'r')
+            return buffer.toString('latin1', 0, readSync(fd, buffer, 0, buffer.length, 0))
+          } catch {
+            close()
+            return undefined
+          }
+        },
+        close,
+      }
+    },
+    watch(path, onChange) {
+      try {
+        const watcher = watch(path, { persistent: false }, () => onChange())
+        // The file removed under the watch ends it; that is nobody's error.
+        watcher.on('error', () => watcher.close())
+        return () => watcher.close()
+      } catch {
+        return undefined
+      }
+    },
+    childWrites(file) {
+      return spawnSync('/bin/sh', ['-c', 'echo $$ >"$1"', 'sh', file], { stdio: 'ignore', timeout: 5000 }).status === 0
+    },
+    sleep(ms) {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+    },
+  }
 }

@@ -1,29 +1,45 @@
 /** A foreground run in another execution world: one ctx.subprocess spawn in collect mode, stopped with the seam's terminate(). */
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { SubprocessOutputReader, SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
-import type { Launch } from '../shells/launch.ts'
-import type { ForegroundValue } from '../tool/render.ts'
-import { worldLimits } from './limits.ts'
+import type { Launch } from '../contract.ts'
 import { spawnInWorld } from './spawn.ts'
 
-/** The seam's TERM→KILL grace at a timeout or abort (and its drain of pipes a leftover holds open). */
-const GRACE_MS = 2000
-/**
- * How long the tree may take to empty once the command closed its output before what is left counts as leftovers
- * (it ends at once when the tree is gone).
- */
-const SETTLE_MS = 500
+type Tail = { text: string, cut: number }
 
-function stream(reader: SubprocessOutputReader | undefined): ForegroundValue['stdout'] {
+/** `world_limits`: what this world cannot promise; `leftovers_stopped` is 1 when something of the tree was left (the seam counts none). */
+export interface SeamRun {
+  exit_code: number | null
+  signal: string | null
+  timed_out: boolean
+  timeout_ms: number
+  stdout: Tail
+  stderr: Tail
+  leftovers_stopped: number
+  output_held_open: false
+  world_limits: string
+  aborted: boolean
+}
+
+/** `graceMs`: the seam's TERM→KILL grace at a timeout or abort; `settleMs`: how long the tree may outlive the output. */
+export interface SeamRunOptions {
+  toolName: string
+  timeoutMs: number
+  maxOutputBytes: number
+  signal: AbortSignal
+  marks: Readonly<Record<string, string>>
+  graceMs: number
+  settleMs: number
+  limits: string
+}
+
+function tail(reader: SubprocessOutputReader | undefined): Tail {
   if (reader === undefined) return { text: '', cut: 0 }
   const read = reader.readFrom(0)
   return { text: read.text, cut: read.lossy ? Math.max(0, read.nextOffset - Buffer.byteLength(read.text)) : 0 }
 }
 
-/** `aborted`: the signal aborted the run (the tree is then stopped). */
-export async function runInWorld(
-  runtime: SubprocessRuntime, launch: Launch, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal,
-): Promise<ForegroundValue & { aborted: boolean }> {
+export async function runInSeam(runtime: SubprocessRuntime, launch: Launch, options: SeamRunOptions): Promise<SeamRun> {
+  const { signal, timeoutMs } = options
   const stop = new AbortController()
   let timedOut = false
   const onAbort = () => stop.abort()
@@ -31,33 +47,32 @@ export async function runInWorld(
   const timer = setTimeout(() => { timedOut = true; stop.abort() }, timeoutMs)
   try {
     if (signal.aborted) stop.abort()
-    const collect = { maxBytes: maxOutputBytes }
-    const handle = spawnInWorld(runtime, launch, { stdio: { stdin: 'ignore', stdout: collect, stderr: collect }, graceMs: GRACE_MS, signal: stop.signal })
+    const collect = { maxBytes: options.maxOutputBytes }
+    const spec = { stdio: { stdin: 'ignore' as const, stdout: collect, stderr: collect }, graceMs: options.graceMs, signal: stop.signal }
+    const handle = spawnInWorld(options.toolName, runtime, launch, spec, options.marks)
     let outcome
     try {
       outcome = await handle.done
     } catch (error) {
-      throw new HarnessError(`bash_bg: ctx.subprocess failed to run ${launch.argv[0]}: ${error instanceof Error ? error.message : String(error)}`, 'SPAWN_FAILED', { cause: error })
+      throw new HarnessError(`${options.toolName}: ctx.subprocess failed to run ${launch.argv[0]}: ${error instanceof Error ? error.message : String(error)}`, 'SPAWN_FAILED', { cause: error })
     }
-    // Whatever of the tree outlived the command's output is stopped, as the local world stops leftovers; the seam counts no processes.
+    // Whatever of the tree outlived the command's output is stopped, as the local world stops leftovers.
     let leftovers = 0
-    if (!stop.signal.aborted && !await handle.waitForExit(AbortSignal.timeout(SETTLE_MS))) {
+    if (!stop.signal.aborted && !await handle.waitForExit(AbortSignal.timeout(options.settleMs))) {
       leftovers = 1
       handle.terminate()
     }
     if (stop.signal.aborted || leftovers > 0) await handle.waitForExit()
     return {
-      kind: 'foreground',
       exit_code: outcome.exitCode,
       signal: outcome.signal,
       timed_out: timedOut,
       timeout_ms: timeoutMs,
-      stdout: stream(handle.collected.stdout),
-      stderr: stream(handle.collected.stderr),
+      stdout: tail(handle.collected.stdout),
+      stderr: tail(handle.collected.stderr),
       leftovers_stopped: leftovers,
       output_held_open: false,
-      world: 'subprocess',
-      world_limits: worldLimits(GRACE_MS),
+      world_limits: options.limits,
       aborted: signal.aborted,
     }
   } finally {

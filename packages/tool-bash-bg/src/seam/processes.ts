@@ -2,23 +2,26 @@
 // the collect-mode readers pumped into two streams, the seam's one stop (terminate()) and its tree wait (waitForExit()).
 import { PassThrough } from 'node:stream'
 import type { SubprocessHandle, SubprocessOutputReader } from '@deepseek-ai/dsh-subprocess'
-import type { KillOutcome, KillRequest, LeaderExit, ShellProcesses } from '../shells/world-types.ts'
-import { worldLimits } from './limits.ts'
+import type { KillOutcome, KillRequest, LeaderExit } from '../contract.ts'
 
 /** The readers are pulled: soon after output, backing off while the shell is quiet. */
 const MIN_POLL_MS = 20
 const MAX_POLL_MS = 250
-/** After the seam's SIGKILL, how long to wait for the tree to go before reporting it as surviving. */
-const AFTER_SIGKILL_MS = 1000
-/**
- * Once the command closed its output, how long the tree may take to go before what is left counts as still running
- * (it ends at once when the tree is gone).
- */
-const SETTLE_MS = 500
-
 type Channel = 'stdout' | 'stderr'
 
-export class SeamProcesses implements ShellProcesses {
+/**
+ * `graceMs`: the seam's TERM→KILL grace, fixed at spawn; `afterKillMs`: how long the tree may take to go after it;
+ * `settleMs`: how long it may outlive the command's output before what is left counts as still running.
+ */
+export interface SeamStop {
+  toolName: string
+  graceMs: number
+  afterKillMs: number
+  settleMs: number
+  limits: string
+}
+
+export class SeamProcesses {
   readonly pid: number
   readonly exited: Promise<LeaderExit>
   leaderExit: LeaderExit | undefined
@@ -26,22 +29,20 @@ export class SeamProcesses implements ShellProcesses {
   live = 1
   readonly stdout = new PassThrough()
   readonly stderr = new PassThrough()
-  readonly limits: string
   private empty = false
   private readonly offsets = { stdout: 0, stderr: 0 }
   private timer: NodeJS.Timeout | undefined
   private interval = MIN_POLL_MS
 
-  constructor(private readonly handle: SubprocessHandle, private readonly graceMs: number) {
+  constructor(private readonly handle: SubprocessHandle, private readonly stop: SeamStop) {
     this.pid = handle.pid
-    this.limits = worldLimits(graceMs)
     // A transport failure after the start is an end without exit facts.
     this.exited = handle.done.then(
       ({ exitCode, signal }) => ({ code: exitCode, signal, at: new Date() }),
       () => ({ code: null, signal: null, at: new Date() }),
     ).then(async (exit) => {
       // So that, once `exited` settles, liveness says whether anything outlived the command's output.
-      await this.whenEmpty(SETTLE_MS)
+      await this.whenEmpty(stop.settleMs)
       this.leaderExit = exit
       clearTimeout(this.timer)
       // Collected output stays readable after settlement: the last read takes all of it.
@@ -84,7 +85,7 @@ export class SeamProcesses implements ShellProcesses {
     if (read.lossy) {
       // The provider's in-memory tail moved past what was logged: say where the whole stream is, when it kept one.
       const where = read.spillPath === undefined ? 'the provider kept no copy' : `the whole stream is in ${read.spillPath} in that world`
-      target.write(`\n[bash_bg: ${channel} came faster than it could be logged and some was lost here; ${where}]\n`)
+      target.write(`\n[${this.stop.toolName}: ${channel} came faster than it could be logged and some was lost here; ${where}]\n`)
     }
     this.offsets[channel] = read.nextOffset
     if (read.text.length === 0) return false
@@ -114,12 +115,12 @@ export class SeamProcesses implements ShellProcesses {
     const started = Date.now()
     const outcome = (signal_sent: KillOutcome['signal_sent'], force_killed: boolean, survivors: number[]): KillOutcome => ({
       signal_sent, force_killed, exit_code: this.leaderExit?.code ?? null,
-      elapsed_ms: Date.now() - started, timeout_ms: this.graceMs, survivors, world_limits: this.limits,
+      elapsed_ms: Date.now() - started, timeout_ms: this.stop.graceMs, survivors, world_limits: this.stop.limits,
     })
     if (!this.signalNow('SIGTERM')) return outcome('none', false, [])
     onSignalled?.()
-    if (await this.whenEmpty(this.graceMs)) return outcome('SIGTERM', false, [])
-    const gone = await this.whenEmpty(AFTER_SIGKILL_MS)
+    if (await this.whenEmpty(this.stop.graceMs)) return outcome('SIGTERM', false, [])
+    const gone = await this.whenEmpty(this.stop.afterKillMs)
     return outcome('SIGTERM', true, gone ? [] : this.census())
   }
 

@@ -1,12 +1,15 @@
 /** One spawn through the composed ctx.subprocess, in its execution world: exactly the planned argv, cwd and explicit env. */
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { SubprocessHandle, SubprocessRuntime, SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess'
-import type { Launch } from '../shells/launch.ts'
+import type { Launch } from '../contract.ts'
+
+type Spec = Pick<SubprocessSpawnSpec, 'stdio' | 'graceMs' | 'signal'>
+type Marks = Readonly<Record<string, string>>
 
 /** Spawn through the seam; a refusal or a failed start is SPAWN_FAILED, naming the program. */
-export function spawnInWorld(runtime: SubprocessRuntime, launch: Launch, spec: Pick<SubprocessSpawnSpec, 'stdio' | 'graceMs' | 'signal'>, marks: Record<string, string> = {}): SubprocessHandle {
+export function spawnInWorld(toolName: string, runtime: SubprocessRuntime, launch: Launch, spec: Spec, marks: Marks): SubprocessHandle {
   const failed = (cause: unknown) => new HarnessError(
-    `bash_bg: ctx.subprocess could not start ${launch.argv[0]} (${cause instanceof Error ? cause.message : String(cause)}) — check that it is installed in that world`,
+    `${toolName}: ctx.subprocess could not start ${launch.argv[0]} (${cause instanceof Error ? cause.message : String(cause)}) — check that it is installed in that world`,
     'SPAWN_FAILED', { cause },
   )
   let handle: SubprocessHandle
@@ -22,4 +25,3 @@ export function spawnInWorld(runtime: SubprocessRuntime, launch: Launch, spec: P
   }
   return handle
 }
-

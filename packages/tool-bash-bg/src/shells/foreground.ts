@@ -1,15 +1,21 @@
-// A foreground run in its own process group: the tail of each stream; its processes stopped at the timeout, on abort,
-// and when the leader leaves any behind. Output held open by a process the tracking cannot see gets PIPE_GRACE_MS.
-import { randomBytes } from 'node:crypto'
-import { closed, type Launch } from './launch.ts'
-import { SHELL_MARK } from '../local/proc-census.ts'
-import type { ForegroundValue } from '../tool/render.ts'
-import type { KillOutcome, ShellWorld } from './world-types.ts'
+// A foreground run of a world that counts its processes: the tail of each stream; its processes stopped at the
+// timeout, on abort, and when the leader leaves any behind. Output held open by a process the tracking cannot see
+// gets the kill policy's pipe grace.
+import type { Readable } from 'node:stream'
+import type { KillOutcome } from '../contract.ts'
+import { KILL_POLICY } from './kill-policy.ts'
+import type { RunOptions, RunResult, StartedShell, StreamTail } from './world-types.ts'
 
-/** SIGTERM grace at a timeout or abort before SIGKILL. */
-const GRACE_MS = 2000
-/** How long the output may stay open once nothing of the group is left to write it. */
-const PIPE_GRACE_MS = 1000
+/** True once every stream closed; false after `ms`, when given. */
+export function closed(streams: readonly Readable[], ms?: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = ms === undefined ? undefined : setTimeout(() => resolve(false), ms).unref()
+    void Promise.all(streams.map((stream) => new Promise((done) => {
+      if (stream.destroyed || stream.readableEnded) done(undefined)
+      else stream.once('close', done)
+    }))).then(() => { clearTimeout(timer); resolve(true) })
+  })
+}
 
 /** Keeps the last `max` bytes of a stream, decoded at a character boundary. */
 class Tail {
@@ -27,7 +33,7 @@ class Tail {
     }
   }
 
-  result(): ForegroundValue['stdout'] {
+  result(): StreamTail {
     let buffer = Buffer.concat(this.chunks)
     if (buffer.length > this.max) buffer = buffer.subarray(buffer.length - this.max)
     // A cut start may fall inside a UTF-8 sequence: skip its continuation bytes.
@@ -38,12 +44,7 @@ class Tail {
   }
 }
 
-/** `aborted`: the signal aborted the run (the group is then stopped). */
-export async function runForeground(
-  world: ShellWorld, launch: Launch, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal,
-): Promise<ForegroundValue & { aborted: boolean }> {
-  // Marked like a background shell, so a leftover that left the group is still found (where no cgroup holds it).
-  const child = world.start(launch, { [SHELL_MARK]: `fg-${randomBytes(4).toString('hex')}` })
+export async function runForeground(child: StartedShell, { timeoutMs, maxOutputBytes, signal }: RunOptions): Promise<RunResult> {
   const group = child.processes
   const stdout = new Tail(maxOutputBytes)
   const stderr = new Tail(maxOutputBytes)
@@ -55,7 +56,7 @@ export async function runForeground(
   let onStop: (() => void) | undefined
   const stopped = new Promise<void>((resolve) => { onStop = resolve })
   const stop = () => {
-    stopping ??= group.terminate({ signal: 'SIGTERM', force: true, timeoutMs: GRACE_MS })
+    stopping ??= group.terminate({ signal: 'SIGTERM', force: true, timeoutMs: KILL_POLICY.runGraceMs })
     onStop?.()
   }
   signal.addEventListener('abort', stop, { once: true })
@@ -74,10 +75,9 @@ export async function runForeground(
     // What outlived even SIGKILL (stuck in the kernel) is named: it keeps running.
     const survivors = (await stopping)?.survivors ?? []
     // Only a process the tracking could not see still holds the pipes now.
-    const heldOpen = !pipesClosed && !await closed(pipes, PIPE_GRACE_MS)
+    const heldOpen = !pipesClosed && !await closed(pipes, KILL_POLICY.pipeGraceMs)
     if (heldOpen) for (const pipe of pipes) pipe.destroy()
     return {
-      kind: 'foreground',
       exit_code: exit.code,
       signal: exit.signal,
       timed_out: timedOut,

@@ -12,9 +12,8 @@ export function statusOf(record: ShellRecord): string {
 
 /** '12.3 KiB, last 3s ago', or 'no output'. */
 export function outputOf(record: ShellRecord, now: number): string {
-  // A record registered from outside may lack the field.
   const problem = record.log_problem === undefined ? '' : `${record.log_problem}, `
-  if (record.last_output_at === null || record.last_output_at === undefined) return `${problem}no output`
+  if (record.last_output_at === null) return `${problem}no output`
   return `${problem}${formatBytes(record.bytes)}, last ${formatDuration(now - Date.parse(record.last_output_at))} ago`
 }
 

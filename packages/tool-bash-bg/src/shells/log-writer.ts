@@ -2,15 +2,6 @@
 // ends it and later output is drained. Sync writes: about 3x faster than queued async ones (bench/bash-bg).
 import { closeSync, constants, fstatSync, lstatSync, openSync, writeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
-import { HarnessError } from '@deepseek-ai/dsh-llm'
-
-/** The log cannot be created: nothing starts. */
-export function noLog(dir: string, reason: string): HarnessError {
-  return new HarnessError(
-    `bash_bg: cannot create its log in ${dir} (${reason}) — nothing was started; make ${dir} (or TMPDIR) a directory only this user can write, or restart the host`,
-    'LOG_UNAVAILABLE',
-  )
-}
 
 export class LogWriter {
   bytes = 0
@@ -24,10 +15,11 @@ export class LogWriter {
   private fd: number | undefined
   private readonly marker: Buffer
 
-  constructor(readonly path: string, private readonly maxBytes: number) {
+  /** `toolName`: the name the cap's marker gives. */
+  constructor(readonly path: string, private readonly maxBytes: number, toolName: string) {
     // O_EXCL: a log is always a new file of ours, never someone else's file at a guessed path.
     this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600)
-    this.marker = Buffer.from(`\n[bash_bg: log capped at ${maxBytes} bytes; later output was discarded]\n`)
+    this.marker = Buffer.from(`\n[${toolName}: log capped at ${maxBytes} bytes; later output was discarded]\n`)
   }
 
   /** Drained to its end even after the cap. */

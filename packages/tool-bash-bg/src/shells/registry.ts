@@ -3,24 +3,26 @@ import { randomInt } from 'node:crypto'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { BackgroundShell } from './shell.ts'
-import type { BackgroundShells, Caller, ShellSnapshot, StopOutcome, StopperOptions } from '../contract.ts'
+import type { BackgroundShells, Caller, KillRequest, Launch, ShellSnapshot, StopOutcome, StopperOptions } from '../contract.ts'
+import type { HostDir } from '../local/host-dir.ts'
+import type { ExitTarget } from '../local/host.ts'
 import type { HostJobs } from './jobs-adapter.ts'
-import type { Launch } from './launch.ts'
-import { privateDirProblem, type HostDir } from '../local/leftovers.ts'
+import { KILL_POLICY } from './kill-policy.ts'
 import { liveness } from './liveness.ts'
-import { noLog } from './log-writer.ts'
-import type { KillRequest, ShellWorld } from './world-types.ts'
+import { BackgroundShell } from './shell.ts'
+import type { ShellWorld } from './world-types.ts'
 
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200
-/** A bare host job_kill when no stopping tool is attached. */
-const BARE_KILL: KillRequest = { signal: 'SIGTERM', force: true, timeoutMs: 5000 }
-
 export interface RegistryOptions {
+  /** The name the shells' markers and errors give. */
+  toolName: string
+  /** The host directory: the logs, and the crash record kept of the running shells. */
   host: HostDir
   /** The composed host jobs, looked up at each start and stop (ctx.jobs may come and go). */
   jobs: () => HostJobs | undefined
+  /** The host's own tool that stops a host job (`job_kill`), when registered. */
+  jobKill: () => string | undefined
   /** How long a finished shell stays listed, with its log. */
   keepFinishedMs: number
 }
@@ -77,18 +79,24 @@ export class ShellRegistry implements BackgroundShells {
     }
   }
 
-  /** The attached stopping tool's name, if any. */
-  stopTool(): string | undefined {
-    return this.stoppers.at(-1)?.toolName
+  /** The tool that stops `shell` (any shell, when omitted): the attached one, else the host's job_kill for a host job. */
+  stopTool(shell?: ShellSnapshot): string | undefined {
+    const attached = this.stoppers.at(-1)?.toolName
+    return attached !== undefined || (shell !== undefined && shell.job_id === undefined) ? attached : this.options.jobKill()
   }
 
   /** What a bare cancel (the host's job_kill, plugin dispose) does. */
   defaultKill(): KillRequest {
-    return this.stoppers.at(-1)?.defaultKill ?? BARE_KILL
+    return this.stoppers.at(-1)?.defaultKill ?? KILL_POLICY.bareKill
   }
 
   private live(): BackgroundShell[] {
     return [...this.shells.values()].filter((shell) => shell.running)
+  }
+
+  /** What host exit stops: every running shell's processes. */
+  exitTargets(): ExitTarget[] {
+    return this.live().map((shell) => shell.processes)
   }
 
   private saveRunning(): void {
@@ -124,12 +132,12 @@ export class ShellRegistry implements BackgroundShells {
   start(start: ShellStart): BackgroundShell {
     this.prune()
     // Re-created (0700, ours) when something removed it: an agent cleaning /tmp, a tmp cleaner.
-    const problem = privateDirProblem(this.logDir)
-    if (problem !== undefined) throw noLog(this.logDir, problem)
+    const problem = this.options.host.logDirProblem()
+    if (problem !== undefined) throw problem
     const id = this.newId()
     const init = {
-      id, command: start.command, owner: start.caller?.id ?? '', launch: start.launch, world: start.world,
-      maxLogBytes: start.maxLogBytes, outputFile: join(this.logDir, `${id}.log`), hostMark: this.options.host.mark,
+      toolName: this.options.toolName, id, command: start.command, owner: start.caller?.id ?? '', launch: start.launch, world: start.world,
+      maxLogBytes: start.maxLogBytes, outputFile: join(this.logDir, `${id}.log`),
       cancelRequest: () => this.takePending(id) ?? this.defaultKill(),
     }
     let shell: BackgroundShell | undefined
@@ -219,7 +227,7 @@ export class ShellRegistry implements BackgroundShells {
       this.pending.set(shell.record.id, request)
       let answer: 'requested' | 'already-finished'
       try {
-        answer = jobs.kill(jobId, caller, `kill_shell ${request.signal}`)
+        answer = jobs.kill(jobId, caller, `${this.stoppers.at(-1)?.toolName ?? 'stop'} ${request.signal}`)
       } finally {
         // A request the cancel never took (kill threw, or the job had finished) must not wait for a later bare job_kill.
         if (this.pending.get(shell.record.id) === request) this.pending.delete(shell.record.id)
@@ -243,19 +251,5 @@ export class ShellRegistry implements BackgroundShells {
   async terminateAll(): Promise<void> {
     const request = this.defaultKill()
     await Promise.all(this.live().map((shell) => shell.terminate(request)))
-  }
-
-  /** Kill every running shell without yielding to the event loop (process exit): SIGTERM, up to `graceMs`, SIGKILL. */
-  terminateAllSync(graceMs: number): void {
-    let alive = this.live().map((shell) => shell.processes).filter((processes) => processes.signalNow('SIGTERM'))
-    const sleeper = new Int32Array(new SharedArrayBuffer(4))
-    const deadline = Date.now() + graceMs
-    while (alive.length > 0 && Date.now() < deadline) {
-      Atomics.wait(sleeper, 0, 0, 5)
-      alive = alive.filter((processes) => processes.aliveNow())
-    }
-    for (const processes of alive) processes.signalNow('SIGKILL')
-    // No timer runs before the process ends: deliver the SIGKILL owed to marked processes now.
-    for (const processes of alive) processes.aliveNow()
   }
 }

@@ -3,24 +3,22 @@ import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Readable } from 'node:stream'
 import { StringDecoder } from 'node:string_decoder'
-import type { ShellSnapshot } from '../contract.ts'
+import type { KillOutcome, KillRequest, Launch, ShellSnapshot } from '../contract.ts'
+import { noLog } from '../local/host-dir.ts'
+import { closed } from './foreground.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
-import { closed, type Launch } from './launch.ts'
-import { LogWriter, noLog } from './log-writer.ts'
-import { SHELL_MARK } from '../local/proc-census.ts'
-import { hostSyscalls } from '../local/syscalls.ts'
-import type { KillOutcome, KillRequest, ShellProcesses, ShellWorld } from './world-types.ts'
-
-/** How long to keep draining the pipes once the group is empty (a process that left the group may hold them). */
-const DRAIN_AFTER_EMPTY_MS = 1000
+import { KILL_POLICY } from './kill-policy.ts'
+import { LogWriter } from './log-writer.ts'
+import type { ShellProcesses, ShellWorld } from './world-types.ts'
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
 /**
  * `cancelRequest`: what the host job's cancel carries out (a pending stop's request, else a bare job_kill's);
- * `hostMark`: `DSH_BG_HOST=…`.
+ * `toolName`: the name its log markers and errors give.
  */
 export interface ShellInit {
+  toolName: string
   id: string
   command: string
   owner: string
@@ -29,7 +27,6 @@ export interface ShellInit {
   outputFile: string
   maxLogBytes: number
   cancelRequest: () => KillRequest
-  hostMark: string
 }
 
 /** Why a log stopped taking output. */
@@ -51,14 +48,13 @@ export class BackgroundShell {
   /** Spawns synchronously (a host job's `run` must return at once); throws when nothing started. */
   constructor(private readonly init: ShellInit) {
     try {
-      this.writer = new LogWriter(init.outputFile, init.maxLogBytes)
+      this.writer = new LogWriter(init.outputFile, init.maxLogBytes, init.toolName)
     } catch (error) {
-      throw noLog(dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
+      throw noLog(init.toolName, dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
     }
-    const [name, value] = init.hostMark.split('=') as [string, string]
     let started
     try {
-      started = init.world.start(init.launch, { [SHELL_MARK]: init.id, [name]: value })
+      started = init.world.start(init.launch, init.id)
     } catch (error) {
       this.writer.close()
       unlinkSync(init.outputFile)
@@ -84,7 +80,7 @@ export class BackgroundShell {
     this.record.signal = exit.signal
     this.record.leader_exited_at = exit.at.toISOString()
     await this.processes.whenEmpty(Number.POSITIVE_INFINITY)
-    await closed(streams, DRAIN_AFTER_EMPTY_MS)
+    await closed(streams, KILL_POLICY.drainMs)
     for (const stream of streams) stream.destroy()
     this.writer.close()
     this.sync()
@@ -132,32 +128,17 @@ export class BackgroundShell {
       if (escalates(current.request) || !escalates(request)) return current.outcome
       return current.outcome.then((outcome) => outcome.survivors.length === 0 ? outcome : this.terminate(request))
     }
-    const signalled = () => { this.killSignal ??= request.signal }
-    const kill = async (reaped: Promise<unknown> | undefined): Promise<KillOutcome> => {
-      // The common case signals in this tick; only an unreaped leader waits for its reap first.
-      const outcome = await (reaped === undefined
-        ? this.processes.terminate(request, signalled)
-        : reaped.then(() => this.processes.terminate(request, signalled)))
+    const kill = async (): Promise<KillOutcome> => {
+      const outcome = await this.processes.terminate(request, () => { this.killSignal ??= request.signal })
       if (outcome.survivors.length === 0) await this.settled
       return outcome
     }
     const entry = {
       request,
-      outcome: kill(this.leaderReaped()).finally(() => { if (this.termination === entry) this.termination = undefined }),
+      outcome: kill().finally(() => { if (this.termination === entry) this.termination = undefined }),
     }
     this.termination = entry
     return entry.outcome
-  }
-
-  /**
-   * A leader that already exited but that Node has not reaped yet is a zombie still pinning the group: a signal
-   * "lands" on it, and a quick command's own exit would read as a kill. Wait for the reap (it is due) first.
-   */
-  private leaderReaped(): Promise<unknown> | undefined {
-    if (this.init.world.kind !== 'local' || this.record.leader_exited_at !== null) return undefined
-    const stat = hostSyscalls.stat(this.processes.pid)
-    if (stat === undefined || stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z') return undefined
-    return Promise.race([this.processes.exited, new Promise((resolve) => setTimeout(resolve, 1000))])
   }
 
   outcome(): ShellJobOutcome {
@@ -186,26 +167,32 @@ export class BackgroundShell {
     }
   }
 
+  /** `length` log bytes from `position`; undefined when the log is gone. */
+  private readLog(position: number, length: number): Buffer | undefined {
+    const buffer = Buffer.alloc(length)
+    try {
+      const fd = openSync(this.record.output_file, 'r')
+      try {
+        readSync(fd, buffer, 0, length, position)
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      return undefined
+    }
+    return buffer
+  }
+
   /** New log output since the last read, at most the newest `limit` bytes. */
   readOutput(limit: number): string {
     const end = this.writer.bytes
     if (end <= this.cursor) return ''
     const skipped = Math.max(0, end - this.cursor - limit)
     if (skipped > 0) this.decoder.end()
-    const buffer = Buffer.alloc(end - this.cursor - skipped)
-    try {
-      const fd = openSync(this.record.output_file, 'r')
-      try {
-        readSync(fd, buffer, 0, buffer.length, this.cursor + skipped)
-      } finally {
-        closeSync(fd)
-      }
-    } catch {
-      // The log is gone (removed by someone, or pruned): said once, then nothing more to read.
-      this.cursor = end
-      return `[bash_bg: ${this.record.output_file} was removed; its output cannot be read]\n`
-    }
+    const buffer = this.readLog(this.cursor + skipped, end - this.cursor - skipped)
     this.cursor = end
+    // The log is gone (removed by someone, or pruned): said once, then nothing more to read.
+    if (buffer === undefined) return `[${this.init.toolName}: ${this.record.output_file} was removed; its output cannot be read]\n`
     if (skipped === 0) return this.decoder.write(buffer)
     // A skip can land inside a UTF-8 sequence: drop its continuation bytes rather than decode them as U+FFFD.
     let start = 0
@@ -218,17 +205,8 @@ export class BackgroundShell {
     const end = Math.min(this.writer.bytes, fromByte + limit)
     const spill = this.writer.capped ? {} : { spillPath: this.record.output_file }
     if (end <= fromByte) return { text: '', nextOffset: fromByte, lossy: false, ...spill }
-    const buffer = Buffer.alloc(end - fromByte)
-    try {
-      const fd = openSync(this.record.output_file, 'r')
-      try {
-        readSync(fd, buffer, 0, buffer.length, fromByte)
-      } finally {
-        closeSync(fd)
-      }
-    } catch {
-      return { text: '', nextOffset: fromByte, lossy: false }
-    }
+    const buffer = this.readLog(fromByte, end - fromByte)
+    if (buffer === undefined) return { text: '', nextOffset: fromByte, lossy: false }
     // Hold back a UTF-8 sequence cut at the end: the next read starts at its first byte.
     let cut = buffer.length
     for (let back = 1; back <= 3 && back <= buffer.length; back++) {

@@ -1,45 +1,8 @@
-// The per-shell process layer the registry and the foreground run drive, one implementation per execution world:
-// the local world's ProcessGroup (own process group, marks, /proc census) or a ctx.subprocess-backed handle.
+// What the shells room asks of an execution world: one object per mode (this host's own process layer, or the
+// composed ctx.subprocess) that runs a foreground command and starts a background shell. The worlds' own types
+// (local/, seam/) meet these by shape; they import nothing from here.
 import type { Readable } from 'node:stream'
-import type { Launch } from './launch.ts'
-
-export type KillSignal = 'SIGTERM' | 'SIGKILL' | 'SIGINT'
-
-/** The first signal, whether to escalate to SIGKILL, and the wait before it. */
-export interface KillRequest {
-  signal: KillSignal
-  force: boolean
-  timeoutMs: number
-}
-
-/**
- * How the local world knows a shell's processes. 'cgroup': a cgroup per shell, which no process leaves by setsid,
- * a scrubbed environment or a new title. 'marks': the process group plus the DSH_BG_SHELL mark in each environment,
- * remembered per pid once seen; a process that cleared its environment and left the group before any look is unseen.
- */
-export type Tracking = 'cgroup' | 'marks'
-
-/** What a kill did, measured in the shell's world ('none': it was already empty). */
-export interface KillOutcome {
-  signal_sent: KillSignal | 'none'
-  force_killed: boolean
-  exit_code: number | null
-  elapsed_ms: number
-  /** The wait before SIGKILL of the kill that ran (a shared kill's, not the request's). */
-  timeout_ms: number
-  survivors: number[]
-  /** The local world's tracking in force (absent in another world: `world_limits` says what it cannot promise). */
-  tracking?: Tracking
-  /** Set for a shell of another execution world: what its one stop cannot promise. */
-  world_limits?: string
-}
-
-/** How and when the leader (the `bash -c` process, or the sandbox runner) ended. */
-export interface LeaderExit {
-  code: number | null
-  signal: string | null
-  at: Date
-}
+import type { KillOutcome, KillRequest, Launch, LeaderExit } from '../contract.ts'
 
 /** One started command's processes, in whatever world runs them. */
 export interface ShellProcesses {
@@ -78,15 +41,53 @@ export interface StartedShell {
   release(): void
 }
 
-/** Where commands run. Every call, foreground and background, starts through one of these. */
+export interface RunOptions {
+  timeoutMs: number
+  /** Output kept per stream: its last bytes. */
+  maxOutputBytes: number
+  signal: AbortSignal
+}
+
+/** A stream's kept tail, and how many bytes were cut from its start. */
+export interface StreamTail {
+  text: string
+  cut: number
+}
+
+/**
+ * How a foreground run ended, in the canonical value's words (the renderer maps it). `aborted`: the call's signal
+ * aborted it (its processes were then stopped).
+ */
+export interface RunResult {
+  exit_code: number | null
+  signal: string | null
+  timed_out: boolean
+  timeout_ms: number
+  stdout: StreamTail
+  stderr: StreamTail
+  /** Processes the command left running, stopped (a world that counts none says 1: something). */
+  leftovers_stopped: number
+  /** Leftovers that outlived even SIGKILL. */
+  leftovers_running?: number[]
+  /** A process the tracking could not see held the output open; it was closed. */
+  output_held_open: boolean
+  /** What this world cannot promise (another world only). */
+  world_limits?: string
+  aborted: boolean
+}
+
 export interface ShellWorld {
-  /** 'local': this host's own process layer; 'subprocess': the composed ctx.subprocess. */
-  readonly kind: 'local' | 'subprocess'
   /** What this world cannot promise, said in a background value and the README; undefined locally. */
   readonly limits?: string
+  /** Whether `cwd` is a directory in this world; undefined when nothing is there. */
+  directory(cwd: string): Promise<boolean | undefined>
+  /** What a command's environment starts from (another world's provider adds its own base: nothing here). */
+  baseEnv(): NodeJS.ProcessEnv
+  /** Run a foreground command to its end (or its timeout, or the call's abort). */
+  run(launch: Launch, options: RunOptions): Promise<RunResult>
   /**
-   * Start `launch` synchronously (a host job's `run` must return at once) with `marks` added to its
-   * environment; throws a HarnessError (SPAWN_FAILED) when nothing started.
+   * Start a background shell synchronously (a host job's `run` must return at once), marked with its id where the
+   * world can carry marks; throws a HarnessError (SPAWN_FAILED) when nothing started.
    */
-  start(launch: Launch, marks: Readonly<Record<string, string>>): StartedShell
+  start(launch: Launch, shellId: string): StartedShell
 }

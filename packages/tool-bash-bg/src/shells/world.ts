@@ -1,9 +1,16 @@
-/** Which execution world a call's commands run in: our own process layer on this host, or the composed ctx.subprocess. */
+/** The execution world of a call, chosen once: our own process layer on this host, or the composed ctx.subprocess. */
+import { randomBytes } from 'node:crypto'
 import type { Context } from '@deepseek-ai/cordis'
 import type { FileSystem } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import type { SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
+import { scrubbedParentEnv, type SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
 import { readsAreLocal } from '@gencode-ai/dsh-tool-common'
+import type { LocalHost } from '../local/host.ts'
+import { SeamWorld } from '../seam/world.ts'
+import { runForeground } from './foreground.ts'
+import { localDirectory, worldDirectory } from './launch.ts'
+import { KILL_POLICY } from './kill-policy.ts'
+import type { ShellWorld } from './world-types.ts'
 
 /** `local`: this host, through our own process layer; `subprocess`: wherever `runtime` runs commands. */
 export type WorldChoice = { kind: 'local' } | { kind: 'subprocess', runtime: SubprocessRuntime }
@@ -28,13 +35,49 @@ export function worldOf(fs: FileSystem | undefined, runtime: SubprocessRuntime |
   if (runtime === undefined) {
     if (filesLocal) return { kind: 'local' }
     throw new HarnessError(
-      'bash_bg: ctx.fs is not local and no ctx.subprocess is composed: nothing was run — compose the subprocess provider of that filesystem',
+      'ctx.fs is not local and no ctx.subprocess is composed: nothing was run — compose the subprocess provider of that filesystem',
       'NO_EXECUTION_WORLD',
     )
   }
   return filesLocal && runtimeIsLocal(runtime) ? { kind: 'local' } : { kind: 'subprocess', runtime }
 }
 
-export function worldFor(ctx: Context): WorldChoice {
-  return worldOf(ctx.get('fs'), ctx.get('subprocess'))
+/** What the worlds are made of: this plugin's local host, its name in messages, the log cap, the default kill's wait. */
+export interface WorldParts {
+  local: LocalHost
+  toolName: string
+  maxLogBytes: number
+  stopGraceMs(): number
+}
+
+/** This host, through our own process layer: a foreground run is marked like a shell, so a leftover is still found. */
+export function localWorld(local: LocalHost): ShellWorld {
+  return {
+    directory: localDirectory,
+    baseEnv: () => scrubbedParentEnv(),
+    start: (launch, shellId) => local.start(launch, shellId),
+    run: (launch, options) => runForeground(local.start(launch, `fg-${randomBytes(4).toString('hex')}`), options),
+  }
+}
+
+/** Wherever `runtime` runs commands; the cwd is judged by that world's filesystem (with none, its spawn judges). */
+function seamWorld(runtime: SubprocessRuntime, fs: FileSystem | undefined, parts: WorldParts): ShellWorld {
+  const { local, toolName, maxLogBytes } = parts
+  const { runGraceMs, afterKillMs, settleMs } = KILL_POLICY
+  const seam = new SeamWorld(runtime, { toolName, maxLogBytes, stopGraceMs: parts.stopGraceMs(), runGraceMs, afterKillMs, settleMs })
+  return {
+    limits: seam.limits,
+    directory: (cwd) => worldDirectory(fs, cwd),
+    // The provider applies its own base environment.
+    baseEnv: () => ({}),
+    start: (launch, shellId) => seam.start(launch, local.marks(shellId)),
+    run: (launch, options) => seam.run(launch, { ...options, marks: {} }),
+  }
+}
+
+/** The world of this call (refusing when there is none). */
+export function worldFor(ctx: Context, parts: WorldParts): ShellWorld {
+  const fs = ctx.get('fs')
+  const choice = worldOf(fs, ctx.get('subprocess'))
+  return choice.kind === 'local' ? localWorld(parts.local) : seamWorld(choice.runtime, fs, parts)
 }

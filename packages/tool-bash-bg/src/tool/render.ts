@@ -1,5 +1,6 @@
-/** Pure: the canonical bash_bg value -> the text the model reads. */
+/** Pure: the canonical value (a foreground run's, mapped from the shells' result) -> the text the model reads. */
 import type { InferValue } from '@deepseek-ai/dsh-tools'
+import type { RunResult } from '../shells/world-types.ts'
 
 /** A foreground stream's kept tail, and how many bytes were cut from its start. */
 const STREAM_PROPERTIES = { text: { type: 'string', required: true }, cut: { type: 'integer', required: true } } as const
@@ -55,6 +56,11 @@ export const VALUE_SCHEMA = {
 export type BashBgValue = InferValue<typeof VALUE_SCHEMA>
 export type ForegroundValue = Extract<BashBgValue, { kind: 'foreground' }>
 export type BackgroundValue = Extract<BashBgValue, { kind: 'background' }>
+
+/** A foreground run as the canonical value: another world's run is named as such. */
+export function foregroundValue({ aborted: _, ...run }: RunResult): ForegroundValue {
+  return { kind: 'foreground', ...run, ...run.world_limits === undefined ? {} : { world: 'subprocess' as const } }
+}
 
 export const OUTPUT_HELD_OPEN = '[stopped reading output: a process that left this command\'s process group (setsid) still holds it open and was not stopped; use run_in_background for servers]'
 

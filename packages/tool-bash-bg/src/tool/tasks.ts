@@ -44,19 +44,12 @@ export function provideTasksCommand(ctx: Context, registry: ShellRegistry): void
       name: 'tasks',
       description: 'List running background shells.',
       handler: ({ agent }) => {
-        const shells = registry.running().filter((record) => record.owner === agent.id || record.owner === '')
-        const table = renderTasks(shells, Date.now(), stopToolOf(ctx, registry))
+        const shells = registry.list(agent).filter((shell) => shell.status === 'running')
+        const table = renderTasks(shells, Date.now(), registry.stopTool())
         // Said once: the shells a dead host left running, stopped when this one started.
         const notice = registry.takeLeftoverNotice()
         return { kind: 'success', text: notice === undefined ? table : `${notice}.\n${table}` }
       },
     })
   })
-}
-
-/** kill_shell (under its configured name) when composed, else the host's job_kill tool when registered. */
-export function stopToolOf(ctx: Context, registry: ShellRegistry): string | undefined {
-  const attached = registry.stopTool()
-  if (attached !== undefined) return attached
-  return ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill'
 }

@@ -4,22 +4,17 @@ import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-jobs'
 import { aborted, blanksAsAbsent } from '@gencode-ai/dsh-tool-common'
-import type { BackgroundShell } from '../shells/shell.ts'
 import type { Config } from '../config.ts'
-import { runForeground } from '../shells/foreground.ts'
-import { planLaunch, type Launch } from '../shells/launch.ts'
-import { localWorld } from '../local/host.ts'
-import { runInWorld } from '../seam/foreground.ts'
-import { seamWorld } from '../seam/world.ts'
-import { worldFor } from '../shells/world.ts'
-import { presentCall, presentResult } from './present.ts'
+import type { Launch } from '../contract.ts'
+import { planLaunch } from '../shells/launch.ts'
 import type { ShellRegistry } from '../shells/registry.ts'
-import { render, VALUE_SCHEMA, type BackgroundValue, type BashBgValue } from './render.ts'
-import { stopToolOf } from './tasks.ts'
-import { liveness } from '../shells/liveness.ts'
+import type { BackgroundShell } from '../shells/shell.ts'
+import { worldFor, type WorldParts } from '../shells/world.ts'
 import type { ShellWorld } from '../shells/world-types.ts'
-import { waitForLine } from './wait-for.ts'
 import { compileLinePattern, type LinePattern } from './line-pattern.ts'
+import { presentCall, presentResult } from './present.ts'
+import { foregroundValue, render, VALUE_SCHEMA, type BackgroundValue, type BashBgValue } from './render.ts'
+import { waitForLine } from './wait-for.ts'
 
 declare module '@deepseek-ai/dsh-jobs' {
   interface JobKindMap {
@@ -40,7 +35,8 @@ type Args = { command: string, timeout?: number, description?: string, run_in_ba
 
 type Started = { value: BackgroundValue, shell: BackgroundShell }
 
-export function createTool(ctx: Context, config: Config, registry: ShellRegistry): ToolDefinition {
+/** `worlds`: what each call's world is made of (the plugin's local host and the rest). */
+export function createTool(ctx: Context, config: Config, registry: ShellRegistry, worlds: WorldParts): ToolDefinition {
   /** The wait_for pattern, when the call asks to wait. */
   const validate = (args: Args): LinePattern | undefined => {
     if (args.command.trim().length === 0) {
@@ -76,8 +72,8 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     const running = registry.running(exec.agent?.id ?? '')
     if (running.length >= config.maxEntries) {
       // Each command cut as /tasks cuts it: ten 100 KB commands must not make a megabyte of error.
-      const ids = running.map((record) => `${record.id} (${cut(record.command)}; ${liveness(record, Date.now())})`).join(', ')
-      const tool = stopToolOf(ctx, registry)
+      const ids = running.map((record) => `${record.id} (${cut(record.command)}; ${registry.liveness(record)})`).join(', ')
+      const tool = registry.stopTool()
       const hint = tool === undefined ? 'wait for one to finish, then retry' : `stop one with ${tool}, then retry`
       throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${hint}`, 'TOO_MANY_SHELLS')
     }
@@ -85,8 +81,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       command: args.command, caller: exec.agent, launch, world, maxLogBytes: config.maxLogBytes, readLimit: config.maxOutputBytes,
     })
     const { record } = shell
-    // A shell that is no host job can be stopped only by kill_shell.
-    const stopWith = registry.stopTool() ?? (record.job_id === undefined ? undefined : stopToolOf(ctx, registry))
+    const stopWith = registry.stopTool(record)
     const value: BackgroundValue = {
       kind: 'background',
       shell_id: record.id,
@@ -138,25 +133,20 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     },
     async execute(args, exec): Promise<BashBgValue> {
       const pattern = validate(args)
-      // Decided first: a call with no world to run in refuses before anything is looked at or started.
-      const choice = worldFor(ctx)
-      const launch = await planLaunch(ctx, args.command, exec, choice)
+      // Chosen once, first: a call with no world to run in refuses before anything is looked at or started.
+      const world = worldFor(ctx, worlds)
+      const launch = await planLaunch(ctx, config.toolName, world, args.command, exec)
       // Once started, a shell belongs to the registry (and the host job), never to this call's signal.
       // The shell limit is checked after this last await, so concurrent calls cannot both pass it.
       if (exec.signal.aborted) throw aborted()
       if (args.run_in_background === true) {
-        const world = choice.kind === 'local'
-          ? localWorld
-          : seamWorld(choice.runtime, { graceMs: registry.defaultKill().timeoutMs, maxLogBytes: config.maxLogBytes })
         const started = startBackground(args, launch, world, exec)
         return pattern === undefined ? started.value : waitFor(started, args, pattern, exec.signal)
       }
       const timeoutMs = args.timeout ?? config.timeoutMs
-      const { aborted: wasAborted, ...value } = choice.kind === 'local'
-        ? await runForeground(localWorld, launch, timeoutMs, config.maxOutputBytes, exec.signal)
-        : await runInWorld(choice.runtime, launch, timeoutMs, config.maxOutputBytes, exec.signal)
-      if (wasAborted) throw aborted()
-      return value
+      const run = await world.run(launch, { timeoutMs, maxOutputBytes: config.maxOutputBytes, signal: exec.signal })
+      if (run.aborted) throw aborted()
+      return foregroundValue(run)
     },
     presentCall,
     presentResult,
