@@ -11,7 +11,7 @@ export type { BackgroundShells, Caller, KillOutcome, KillRequest, KillSignal, Sh
 export { Config }
 
 export const name = 'tool-bash-bg'
-export const inject = ['tools', 'systemPrompt']
+export const inject = ['tools', 'systemPrompt'] as const
 
 export function apply(ctx: Context, config: Config): void {
   checkConfig(config)

@@ -11,7 +11,7 @@ function pidList(pids: readonly number[]): string {
   return pids.length > MAX_PIDS_SHOWN ? `${shown}, … (+${pids.length - MAX_PIDS_SHOWN} more)` : shown
 }
 
-function processes(count: number): string {
+export function processes(count: number): string {
   return count === 1 ? '1 process' : `${count} processes`
 }
 

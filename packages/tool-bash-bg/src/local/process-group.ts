@@ -31,7 +31,7 @@ export interface GroupStop {
   reapMs: number
 }
 
-const NOTHING: ScanResult = { group: [], marked: [] }
+const nothing = (): ScanResult => ({ group: [], marked: [] })
 /** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */
 const DISCOVERY_MS = 20
 /**
@@ -117,7 +117,7 @@ export class ProcessGroup {
   private cgroupLook(): ScanResult | undefined {
     if (!this.join() || this.cgroup === undefined) return undefined
     // One small file says whether anything is left, nested cgroups included: no member list, no stat.
-    if (this.cgroup.populated?.() === false) return NOTHING
+    if (this.cgroup.populated?.() === false) return nothing()
     const pids = this.cgroup.pids()
     const found: ScanResult = { group: [], marked: [] }
     const guarded = this.proc.protectedPids()
@@ -193,8 +193,8 @@ export class ProcessGroup {
 
   private scan(): ScanResult {
     const target = this.target()
-    if (target === undefined) return NOTHING
-    return this.observe(this.cgroupLook() ?? this.proc.scan([target])[0] ?? NOTHING)
+    if (target === undefined) return nothing()
+    return this.observe(this.cgroupLook() ?? this.proc.scan([target])[0] ?? nothing())
   }
 
   members(): number[] {
@@ -323,7 +323,7 @@ export class ProcessGroup {
   /** A joined cgroup with nothing left in it (one file read): the shell is empty, recorded as a census records it. */
   private cgroupEmptied(): boolean {
     if (!this.joined || this.cgroup?.populated?.() !== false) return false
-    this.observe(NOTHING)
+    this.observe(nothing())
     return true
   }
 
