@@ -1,7 +1,7 @@
 /** A cgroup per shell where the host may create one: membership a process cannot leave by setsid, a scrubbed environment or a new title. */
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { localSyscalls, type LocalSyscalls } from './syscalls.ts'
+import type { LocalSyscalls } from './syscalls.ts'
 
 /** How a shell's processes are tracked: a cgroup v2 (killed atomically), a v1 freezer cgroup (frozen, then killed), or none. */
 type CgroupKind = 'cgroup-v2' | 'cgroup-v1'
@@ -184,18 +184,4 @@ export function openCgroupHost(sys: LocalSyscalls): CgroupHost | undefined {
     }
   }
   return undefined
-}
-
-/**
- * A shell cgroup in a cgroup host of its own, whose `remove` removes both; undefined where this machine lets no host
- * make one, or under `DSH_BG_TRACKING=marks` (the tests' probe of which tracking a shell gets here).
- */
-export function newShellCgroup(sys: LocalSyscalls = localSyscalls()): ShellCgroup | undefined {
-  const host = process.env.DSH_BG_TRACKING === 'marks' ? undefined : openCgroupHost(sys)
-  const cgroup = host?.create()
-  if (host === undefined || cgroup === undefined) {
-    host?.remove()
-    return undefined
-  }
-  return { ...cgroup, remove: () => { const gone = cgroup.remove(); host.remove(); return gone } }
 }

@@ -49,15 +49,8 @@ function privateBase(): string | undefined {
   const uid = process.getuid?.()
   if (uid === undefined) return undefined
   const base = join(tmpdir(), `dsh-bash-bg-${uid}`)
-  try {
-    mkdirSync(base, { mode: 0o700 })
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined
-  }
-  const stat = lstatSync(base)
   // Someone else's directory, a symlink, or one others can write: never trust its records.
-  if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) return undefined
-  return realpathSync(base)
+  return privateDirProblem(base) === undefined ? realpathSync(base) : undefined
 }
 
 export class HostDir {

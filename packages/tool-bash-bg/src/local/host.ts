@@ -1,24 +1,22 @@
 // The local world as one object: this host's syscalls, /proc census, cgroup host, host directory, the SIGKILLs owed
 // to a dead host's leftovers and the exit hook. The plugin's lifecycle makes one and disposes it; a reload leaves
-// nothing of the old one behind.
+// nothing of the old one behind. Each command's leader is spawned in a new process group with piped output.
+import { spawn, type ChildProcessByStdio } from 'node:child_process'
+import { accessSync, constants } from 'node:fs'
 import type { Socket } from 'node:net'
+import { delimiter, join, resolve } from 'node:path'
 import type { Readable } from 'node:stream'
+import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { Launch } from '../contract.ts'
 import { openCgroupHost, type CgroupHost } from './cgroup.ts'
 import { HostDir } from './host-dir.ts'
 import { reapBySocket, reapLeftovers } from './leftovers.ts'
 import { HOST_MARK, ProcessCensus, SHELL_MARK } from './proc-census.ts'
 import { ProcessGroup, type GroupStop } from './process-group.ts'
-import { found, spawnGroup } from './spawn.ts'
 import { localSyscalls, type LocalSyscalls } from './syscalls.ts'
 
-/** The waits of a local stop, from the kill policy. */
-export interface LocalPolicy extends GroupStop {
-  /** A dead host's leftovers: SIGTERM, this long, SIGKILL. */
-  leftoverGraceMs: number
-  /** Host exit (which cannot yield): SIGTERM, this long, SIGKILL. */
-  exitGraceMs: number
-}
+/** The waits of a local stop (the kill policy's, where each is said). */
+type LocalPolicy = GroupStop & { leftoverGraceMs: number, exitGraceMs: number }
 
 /** What host exit stops: one running shell's processes. */
 export interface ExitTarget {
@@ -26,11 +24,40 @@ export interface ExitTarget {
   aliveNow(): boolean
 }
 
-export interface LocalStart {
-  processes: ProcessGroup
-  stdout: Readable
-  stderr: Readable
-  release(): void
+type Piped = ChildProcessByStdio<null, Readable, Readable>
+
+/** Whether spawn would find the program: behind the cgroup join a missing one would only exit 127, not fail the spawn. */
+function found(launch: Launch): boolean {
+  const [program] = launch.argv
+  const dirs = program.includes('/') ? [''] : (launch.env.PATH ?? '').split(delimiter).filter((dir) => dir !== '')
+  return dirs.some((dir) => {
+    try {
+      accessSync(dir === '' ? resolve(launch.cwd, program) : join(dir, program), constants.X_OK)
+      return true
+    } catch {
+      return false
+    }
+  })
+}
+
+/** Spawn the leader of a new process group; throws SPAWN_FAILED naming `shown` (the program the call asked for) when nothing started. */
+function spawnGroup(toolName: string, launch: Launch, marks: Readonly<Record<string, string>>, shown: string): Piped {
+  const [program, ...args] = launch.argv
+  const failed = (cause?: unknown) => new HarnessError(
+    `${toolName}: could not start ${shown} — check that it is installed and on PATH`, 'SPAWN_FAILED', cause === undefined ? undefined : { cause },
+  )
+  let child: Piped
+  try {
+    child = spawn(program, args, { cwd: launch.cwd, env: { ...launch.env, ...marks }, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+  } catch (error) {
+    // Arguments spawn cannot pass (a NUL byte) throw synchronously.
+    throw failed(error)
+  }
+  if (child.pid === undefined) {
+    child.once('error', () => {})
+    throw failed()
+  }
+  return child
 }
 
 const SIGNALS = ['SIGTERM', 'SIGINT'] as const
@@ -77,7 +104,7 @@ export class LocalHost {
    * Start `launch` synchronously in its own process group, marked; where the host may make one, in a cgroup the leader
    * joins before it execs the (sandbox-confined) command, so nothing it starts is outside. Throws SPAWN_FAILED.
    */
-  start(launch: Launch, shellId: string): LocalStart {
+  start(launch: Launch, shellId: string) {
     const cgroup = found(launch) && process.env.DSH_BG_TRACKING !== 'marks' ? this.newCgroup() : undefined
     const marks = this.marks(shellId)
     const spawned = cgroup === undefined ? launch : { ...launch, argv: cgroup.wrap(launch.argv) }

@@ -5,10 +5,10 @@ import type { PidAllocation, ProcessSyscalls } from './syscalls.ts'
 export const SHELL_MARK = 'DSH_BG_SHELL'
 export const HOST_MARK = 'DSH_BG_HOST'
 
-export type Stat = { state: string, ppid: number, pgrp: number, session: number, starttime: number, zombie: boolean }
+type Stat = { state: string, ppid: number, pgrp: number, session: number, starttime: number, zombie: boolean }
 
 /** The one parser of /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
-export function parseStat(text: string | undefined): Stat | undefined {
+function parseStat(text: string | undefined): Stat | undefined {
   if (text === undefined) return undefined
   // After the comm: state(0) ppid(1) pgrp(2) session(3) ... starttime (clock ticks after boot, 19).
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')

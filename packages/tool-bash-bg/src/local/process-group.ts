@@ -22,14 +22,8 @@ export type GroupPhase =
   | { readonly name: 'leader-alive' }
   | { readonly name: 'leader-exited' | 'group-gone' | 'empty', readonly exit: LeaderExit }
 
-/**
- * `afterKillMs`: after SIGKILL, how long the kernel may take to finish the shell before what is left counts as
- * survivors; `reapMs`: how long a stop waits for Node to reap a leader that already exited.
- */
-export interface GroupStop {
-  afterKillMs: number
-  reapMs: number
-}
+/** The waits of a stop this group takes from the kill policy (where each is said). */
+export type GroupStop = { afterKillMs: number, reapMs: number }
 
 const nothing = (): ScanResult => ({ group: [], marked: [] })
 /** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */

@@ -55,6 +55,16 @@ export interface LocalSyscalls extends ProcessSyscalls {
 
 const errno = (error: unknown) => (error as NodeJS.ErrnoException).code ?? String(error)
 
+/** The errno code of what `action` threw, or undefined when it did not. */
+function attempt(action: () => unknown): string | undefined {
+  try {
+    action()
+    return undefined
+  } catch (error) {
+    return errno(error)
+  }
+}
+
 /** This machine's kernel; each instance has its own read buffer and caches. */
 export function localSyscalls(): LocalSyscalls {
   /** One buffer for every read: a census reads every process, so no stat and no allocation. */
@@ -98,23 +108,9 @@ export function localSyscalls(): LocalSyscalls {
     },
     stat: (pid) => read(`/proc/${pid}/stat`, true),
     environ: (pid) => read(`/proc/${pid}/environ`),
-    groupExists(pgid) {
-      try {
-        process.kill(-pgid, 0)
-        return true
-      } catch (error) {
-        return errno(error) === 'EPERM'
-      }
-    },
-    signal(pid, signal) {
-      try {
-        process.kill(pid, signal)
-        return true
-      } catch {
-        // It vanished meanwhile: not an error.
-        return false
-      }
-    },
+    groupExists: (pgid) => [undefined, 'EPERM'].includes(attempt(() => process.kill(-pgid, 0))),
+    // It vanished meanwhile: not an error.
+    signal: (pid, signal) => attempt(() => process.kill(pid, signal)) === undefined,
     allocation() {
       pidMax ??= Number(read('/proc/sys/kernel/pid_max') ?? NaN)
       const lastPid = Number(read('/proc/sys/kernel/ns_last_pid', true) ?? NaN)
@@ -122,43 +118,18 @@ export function localSyscalls(): LocalSyscalls {
       const known = Number.isSafeInteger(lastPid) && Number.isSafeInteger(forks) && Number.isSafeInteger(pidMax)
       return known ? { lastPid, forks, pidMax } : undefined
     },
-    write(path, text) {
-      try {
-        writeFileSync(path, text)
-        return true
-      } catch {
-        return false
-      }
-    },
-    mkdir(path) {
-      try {
-        mkdirSync(path)
-        return undefined
-      } catch (error) {
-        return errno(error)
-      }
-    },
-    rmdir(path) {
-      try {
-        rmdirSync(path)
-        return undefined
-      } catch (error) {
-        return errno(error)
-      }
-    },
+    write: (path, text) => attempt(() => writeFileSync(path, text)) === undefined,
+    mkdir: (path) => attempt(() => mkdirSync(path)),
+    rmdir: (path) => attempt(() => rmdirSync(path)),
     dirs(path) {
-      try {
-        return readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)
-      } catch {
-        return []
-      }
+      let names: string[] = []
+      attempt(() => { names = readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name) })
+      return names
     },
     mtime(path) {
-      try {
-        return statSync(path).mtimeMs
-      } catch {
-        return undefined
-      }
+      let at: number | undefined
+      attempt(() => { at = statSync(path).mtimeMs })
+      return at
     },
     keep(path) {
       let fd: number | undefined

@@ -1,44 +1,45 @@
-/** A foreground run in another execution world: one ctx.subprocess spawn in collect mode, stopped with the seam's terminate(). */
+// A spawn in another execution world (exactly the planned argv, cwd and explicit env), and a foreground run there:
+// one ctx.subprocess spawn in collect mode, stopped with the seam's terminate().
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import type { SubprocessOutputReader, SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
+import type { SubprocessHandle, SubprocessOutputReader, SubprocessRuntime, SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess'
 import type { Launch } from '../contract.ts'
-import { spawnInWorld } from './spawn.ts'
 
-type Tail = { text: string, cut: number }
+type Spec = Pick<SubprocessSpawnSpec, 'stdio' | 'graceMs' | 'signal'>
+type Marks = Readonly<Record<string, string>>
 
-/** `world_limits`: what this world cannot promise; `leftovers_stopped` is 1 when something of the tree was left (the seam counts none). */
-export interface SeamRun {
-  exit_code: number | null
-  signal: string | null
-  timed_out: boolean
-  timeout_ms: number
-  stdout: Tail
-  stderr: Tail
-  leftovers_stopped: number
-  output_held_open: false
-  world_limits: string
-  aborted: boolean
+/** Spawn through the seam; a refusal or a failed start is SPAWN_FAILED, naming the program. */
+export function spawnInWorld(toolName: string, runtime: SubprocessRuntime, launch: Launch, spec: Spec, marks: Marks): SubprocessHandle {
+  const failed = (cause: unknown) => new HarnessError(
+    `${toolName}: ctx.subprocess could not start ${launch.argv[0]} (${cause instanceof Error ? cause.message : String(cause)}) — check that it is installed in that world`,
+    'SPAWN_FAILED', { cause },
+  )
+  let handle: SubprocessHandle
+  try {
+    handle = runtime.spawn({ argv: launch.argv, cwd: launch.cwd, env: { ...launch.env, ...marks }, ...spec })
+  } catch (error) {
+    throw failed(error)
+  }
+  // A failed start rejects `done`; the pid says so at once.
+  if (handle.pid <= 0) {
+    handle.done.catch(() => {})
+    throw failed('no process id')
+  }
+  return handle
 }
 
 /** `graceMs`: the seam's TERM→KILL grace at a timeout or abort; `settleMs`: how long the tree may outlive the output. */
-export interface SeamRunOptions {
-  toolName: string
-  timeoutMs: number
-  maxOutputBytes: number
-  signal: AbortSignal
-  marks: Readonly<Record<string, string>>
-  graceMs: number
-  settleMs: number
-  limits: string
+export type SeamRunOptions = {
+  toolName: string, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal, marks: Marks, graceMs: number, settleMs: number, limits: string
 }
 
-function tail(reader: SubprocessOutputReader | undefined): Tail {
+function tail(reader: SubprocessOutputReader | undefined): { text: string, cut: number } {
   if (reader === undefined) return { text: '', cut: 0 }
   const read = reader.readFrom(0)
   return { text: read.text, cut: read.lossy ? Math.max(0, read.nextOffset - Buffer.byteLength(read.text)) : 0 }
 }
 
-export async function runInSeam(runtime: SubprocessRuntime, launch: Launch, options: SeamRunOptions): Promise<SeamRun> {
+/** `world_limits`: what this world cannot promise; `leftovers_stopped` is 1 when something of the tree was left (the seam counts none). */
+export async function runInSeam(runtime: SubprocessRuntime, launch: Launch, options: SeamRunOptions) {
   const { signal, timeoutMs } = options
   const stop = new AbortController()
   let timedOut = false
@@ -71,7 +72,7 @@ export async function runInSeam(runtime: SubprocessRuntime, launch: Launch, opti
       stdout: tail(handle.collected.stdout),
       stderr: tail(handle.collected.stderr),
       leftovers_stopped: leftovers,
-      output_held_open: false,
+      output_held_open: false as const,
       world_limits: options.limits,
       aborted: signal.aborted,
     }

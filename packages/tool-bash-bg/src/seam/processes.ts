@@ -9,17 +9,8 @@ const MIN_POLL_MS = 20
 const MAX_POLL_MS = 250
 type Channel = 'stdout' | 'stderr'
 
-/**
- * `graceMs`: the seam's TERM→KILL grace, fixed at spawn; `afterKillMs`: how long the tree may take to go after it;
- * `settleMs`: how long it may outlive the command's output before what is left counts as still running.
- */
-export interface SeamStop {
-  toolName: string
-  graceMs: number
-  afterKillMs: number
-  settleMs: number
-  limits: string
-}
+/** `graceMs`: the seam's TERM→KILL grace, fixed at spawn; `limits`: what this world cannot promise; the rest the kill policy's. */
+type SeamStop = { toolName: string, graceMs: number, afterKillMs: number, settleMs: number, limits: string }
 
 export class SeamProcesses {
   readonly pid: number

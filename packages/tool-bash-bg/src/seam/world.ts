@@ -1,9 +1,8 @@
 /** Another execution world: every command one ctx.subprocess spawn in collect mode (a background one with a spill). */
 import type { SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
 import type { Launch } from '../contract.ts'
-import { runInSeam, type SeamRun, type SeamRunOptions } from './foreground.ts'
+import { runInSeam, spawnInWorld, type SeamRunOptions } from './foreground.ts'
 import { SeamProcesses } from './processes.ts'
-import { spawnInWorld } from './spawn.ts'
 
 /**
  * Per stream, what the provider holds in memory between two pulls of its collect readers. Each pull copies the whole
@@ -18,17 +17,10 @@ function worldLimits(graceMs: number): string {
 }
 
 /**
- * `stopGraceMs`: a background shell's TERM→KILL grace (fixed at spawn: the default kill's wait); `runGraceMs`: a
- * foreground run's; `maxLogBytes`: the spill's cap (the whole stream, in that world).
+ * `stopGraceMs`: a background shell's TERM→KILL grace (fixed at spawn: the default kill's wait); `maxLogBytes`: the
+ * spill's cap (the whole stream, in that world); the rest are the kill policy's.
  */
-export interface SeamOptions {
-  toolName: string
-  maxLogBytes: number
-  stopGraceMs: number
-  runGraceMs: number
-  afterKillMs: number
-  settleMs: number
-}
+type SeamOptions = { toolName: string, maxLogBytes: number, stopGraceMs: number, runGraceMs: number, afterKillMs: number, settleMs: number }
 
 export class SeamWorld {
   /** What a background shell here cannot be promised. */
@@ -47,7 +39,7 @@ export class SeamWorld {
     return { processes, stdout: processes.stdout, stderr: processes.stderr, release: () => {} }
   }
 
-  run(launch: Launch, run: Pick<SeamRunOptions, 'timeoutMs' | 'maxOutputBytes' | 'signal' | 'marks'>): Promise<SeamRun> {
+  run(launch: Launch, run: Pick<SeamRunOptions, 'timeoutMs' | 'maxOutputBytes' | 'signal' | 'marks'>) {
     const { toolName, runGraceMs: graceMs, settleMs } = this.options
     return runInSeam(this.runtime, launch, { ...run, toolName, graceMs, settleMs, limits: worldLimits(graceMs) })
   }
