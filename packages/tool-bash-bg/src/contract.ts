@@ -11,11 +11,7 @@ export interface KillRequest {
   timeoutMs: number
 }
 
-/**
- * How the local world knows a shell's processes. 'cgroup': a cgroup per shell, which no process leaves by setsid,
- * a scrubbed environment or a new title. 'marks': the process group plus the DSH_BG_SHELL mark in each environment,
- * remembered per pid once seen; a process that cleared its environment and left the group before any look is unseen.
- */
+/** How the local world knows a shell's processes: a cgroup per shell, or its group and environment marks (README). */
 export type Tracking = 'cgroup' | 'marks'
 
 /** What a kill did, measured in the shell's world ('none': it was already empty). */
@@ -107,9 +103,8 @@ export interface BackgroundShells {
   /** How a shell is doing, in a few words ('running 5m12s, 12.3 KiB, last 3s ago'). */
   liveness(shell: ShellSnapshot): string
   /**
-   * Stop one shell: through the host jobs when it is a host job (so the host records the kill), else
-   * directly; a kill already under way is shared. Resolves once the kill is measured (and, when nothing
-   * survived, the shell settled). Rejects SHELL_NOT_FOUND, SHELL_FOREIGN, SHELL_PROTECTED_PID.
+   * Stop one shell: a host job through the host jobs (which record the kill), else directly; a kill under way is shared.
+   * Resolves once measured (and settled, if nothing survived). Rejects SHELL_NOT_FOUND, SHELL_FOREIGN, SHELL_PROTECTED_PID.
    */
   stop(id: string, request: KillRequest, caller: Caller | undefined): Promise<StopOutcome>
   /** Resolves once every process of the shell is gone and its log flushed. */

@@ -15,6 +15,8 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     toolName,
     host: local.dir,
     keepFinishedMs: config.keepFinishedMs,
+    maxLogBytes: config.maxLogBytes,
+    readLimit: config.maxOutputBytes,
     jobs: () => hostJobsOf(ctx.get('jobs')),
     jobKill: () => ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill',
   })

@@ -19,10 +19,7 @@ export interface ShellCgroup {
   signal(signal: NodeJS.Signals): number
   /** Remove the cgroup once it is empty; false while members remain. */
   remove(): boolean
-  /**
-   * Whether a live process is in it or below (v2 `cgroup.events`: a member leaves it as it exits, before it is a
-   * zombie); undefined where the kind has no such file (v1).
-   */
+  /** Whether a live process is in it or below (v2 `cgroup.events`: a member leaves as it exits); undefined on v1. */
   populated?(): boolean | undefined
   /** Call `onChange` whenever `populated` flips (inotify on `cgroup.events`); the disposer, or undefined where it cannot watch. */
   watch?(onChange: () => void): (() => void) | undefined
@@ -134,10 +131,7 @@ function sweepStale(sys: LocalSyscalls, path: string): void {
   }
 }
 
-/**
- * A directory of shell cgroups for this host, or undefined where the host may not create one. Named by pid and a
- * random part: a host in another PID namespace may have the same pid.
- */
+/** This host's directory of shell cgroups (pid and a random part: another PID namespace may reuse the pid), or undefined. */
 export function openCgroupHost(sys: LocalSyscalls): CgroupHost | undefined {
   const own = ownCgroups(sys)
   const name = `dsh-bg-${process.pid}-${randomBytes(4).toString('hex')}`

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { HOST_MARK } from './proc-census.ts'
 
 /** sockaddr_un's path limit, its NUL included: a longer path gets no socket (liveness then rests on pid and start). */
 const MAX_SOCKET_PATH = 107
@@ -55,15 +56,15 @@ function privateBase(): string | undefined {
 
 export class HostDir {
   readonly logDir: string
-  /** `DSH_BG_HOST=<name>`, carried by every process of this host's shells. */
-  readonly mark: string
+  /** The host's name: its log directory's, carried as `DSH_BG_HOST=<name>` by every process of its shells. */
+  readonly name: string
   readonly pidns = pidNamespace()
   /** The per-user directory of every host's record (undefined when it is not ours alone: no records kept). */
   readonly base: string | undefined
   private server: Server | undefined
 
   /** `start`: this process's start time (the record's proof of life within one PID namespace). */
-  constructor(private readonly toolName: string, private readonly start: number, markName: string) {
+  constructor(private readonly toolName: string, private readonly start: number) {
     this.base = privateBase()
     const parent = this.base ?? tmpdir()
     try {
@@ -72,7 +73,7 @@ export class HostDir {
     } catch (error) {
       throw noLog(toolName, parent, (error as NodeJS.ErrnoException).code ?? String(error))
     }
-    this.mark = `${markName}=${basename(this.logDir)}`
+    this.name = basename(this.logDir)
     const socketFile = `${this.logDir}.sock`
     // Alive while this process is: a connect refused proves the host dead, across PID and network namespaces.
     if (this.base !== undefined && Buffer.byteLength(socketFile) <= MAX_SOCKET_PATH) {
@@ -95,7 +96,7 @@ export class HostDir {
   /** The crash record: which shells run now. */
   save(shells: readonly string[]): void {
     if (this.base === undefined) return
-    const record: HostRecord = { pid: process.pid, start: this.start, pidns: this.pidns, mark: this.mark, shells: [...shells] }
+    const record: HostRecord = { pid: process.pid, start: this.start, pidns: this.pidns, mark: `${HOST_MARK}=${this.name}`, shells: [...shells] }
     const file = `${this.logDir}.json`
     try {
       writeFileSync(`${file}.tmp`, JSON.stringify(record), { mode: 0o600 })

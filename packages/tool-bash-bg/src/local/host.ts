@@ -67,7 +67,6 @@ const OURS = Symbol.for('@gencode-ai/dsh-tool-bash-bg/exit-guard')
 type Tagged = ((signal: NodeJS.Signals) => void) & { [OURS]?: true }
 
 export class LocalHost {
-  readonly sys: LocalSyscalls
   readonly census: ProcessCensus
   readonly dir: HostDir
   /** Opened at the first command; `host` undefined where this host may not make cgroups. */
@@ -75,16 +74,14 @@ export class LocalHost {
   private readonly owed = new Set<() => void>()
   private unguard: (() => void) | undefined
 
-  constructor(private readonly toolName: string, private readonly policy: LocalPolicy, sys: LocalSyscalls = localSyscalls()) {
-    this.sys = sys
+  constructor(private readonly toolName: string, private readonly policy: LocalPolicy, readonly sys: LocalSyscalls = localSyscalls()) {
     this.census = new ProcessCensus(sys)
-    this.dir = new HostDir(toolName, this.census.startTime(process.pid) ?? 0, HOST_MARK)
+    this.dir = new HostDir(toolName, this.census.startTime(process.pid) ?? 0)
   }
 
   /** The environment marks of one command: its shell id and this host. */
   marks(shellId: string): Record<string, string> {
-    const [name = HOST_MARK, value = ''] = this.dir.mark.split('=')
-    return { [SHELL_MARK]: shellId, [name]: value }
+    return { [SHELL_MARK]: shellId, [HOST_MARK]: this.dir.name }
   }
 
   /** A SIGKILL owed after the leftover grace, paid at this host's exit if that comes first. */
@@ -100,10 +97,7 @@ export class LocalHost {
     return { now: reapLeftovers(this), later: reapBySocket(this) }
   }
 
-  /**
-   * Start `launch` synchronously in its own process group, marked; where the host may make one, in a cgroup the leader
-   * joins before it execs the (sandbox-confined) command, so nothing it starts is outside. Throws SPAWN_FAILED.
-   */
+  /** Start `launch` in its own process group, marked, in a cgroup it joins before it execs where one can be had; throws SPAWN_FAILED. */
   start(launch: Launch, shellId: string) {
     const cgroup = found(launch) && process.env.DSH_BG_TRACKING !== 'marks' ? this.newCgroup() : undefined
     const marks = this.marks(shellId)
@@ -131,9 +125,8 @@ export class LocalHost {
   }
 
   /**
-   * On exit, SIGTERM and SIGINT every running shell (`live`) is killed synchronously, then whatever a cgroup still
-   * holds (a foreground run under way), and the host directory removed; a signal is re-raised only when no other
-   * listener handles it (a host that traps SIGINT keeps its behaviour). Once per host; dispose removes it.
+   * On exit, SIGTERM and SIGINT: every running shell (`live`) killed synchronously, then what a cgroup still holds (a
+   * foreground run), the host directory removed; a signal re-raised only when no other listener handles it.
    */
   guardExit(live: () => ExitTarget[]): void {
     let done = false

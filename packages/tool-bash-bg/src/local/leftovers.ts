@@ -7,13 +7,8 @@ import { basename, join } from 'node:path'
 import type { HostDir, HostRecord } from './host-dir.ts'
 import { HOST_MARK, SHELL_MARK, type ProcessCensus } from './proc-census.ts'
 
-/** What the reaper uses of this host: its census, its own directory (never reaped), and a SIGKILL owed after a grace. */
-export interface Reaper {
-  census: ProcessCensus
-  dir: HostDir
-  /** `kill` runs after the leftover grace, or at this host's exit if that comes first. */
-  killLater(kill: () => void): void
-}
+/** What the reaper uses of this host: its census, its own directory (never reaped), a SIGKILL owed after the grace. */
+type Reaper = { census: ProcessCensus, dir: HostDir, killLater(kill: () => void): void }
 
 function readRecord(file: string): HostRecord | undefined {
   try {
@@ -50,7 +45,7 @@ function candidates(own: Reaper, base: string): Array<Candidate & { judged: bool
   for (const entry of entries) {
     const file = join(base, entry)
     const record = entry.endsWith('.json') ? readRecord(file) : undefined
-    if (record === undefined || record.mark === own.dir.mark) continue
+    if (record === undefined || record.mark === `${HOST_MARK}=${own.dir.name}`) continue
     // Within one PID namespace (an unreadable one proves nothing), a pid whose process has another start time
     // (or none) is not the host any more.
     const sameNamespace = record.pidns !== '' && record.pidns === own.dir.pidns
@@ -60,8 +55,8 @@ function candidates(own: Reaper, base: string): Array<Candidate & { judged: bool
 }
 
 /**
- * Claim a dead host's record by renaming it (one host wins; the others find it gone), then stop the processes
- * carrying its mark (its record may lag the last launch) and remove its directory. Returns how many shells had one.
+ * Claim a dead host's record by renaming it (one host wins), stop the processes carrying its mark (the record may lag
+ * the last launch) and remove its directory. Returns how many shells had one.
  */
 function reap({ file }: Candidate, own: Reaper): number {
   const claimed = `${file.slice(0, -'.json'.length)}.claimed-${basename(own.dir.logDir)}`
@@ -77,7 +72,8 @@ function reap({ file }: Candidate, own: Reaper): number {
     const targets = [{ pgid: 0, leaderStart: record.start, group: false, marks: [record.mark] }]
     const marked = () => own.census.scan(targets)[0]?.marked ?? []
     const pids = marked()
-    stopped = new Set(pids.map((pid) => own.census.envValue(pid, SHELL_MARK) ?? String(pid))).size
+    const shellOf = (pid: number) => own.census.sys.environ(pid)?.split('\0').find((item) => item.startsWith(`${SHELL_MARK}=`)) ?? String(pid)
+    stopped = new Set(pids.map(shellOf)).size
     for (const pid of pids) own.census.sys.signal(pid, 'SIGTERM')
     if (pids.length > 0) own.killLater(() => { for (const pid of marked()) own.census.sys.signal(pid, 'SIGKILL') })
   }
@@ -96,10 +92,7 @@ export function reapLeftovers(own: Reaper): number {
   return stopped
 }
 
-/**
- * Hosts that pid and start cannot judge (another PID namespace, or none recorded): dead only when their socket
- * refuses a connect. A record without a socket is never acted on.
- */
+/** Hosts pid and start cannot judge (another PID namespace): dead only when their socket refuses a connect; none: never. */
 export async function reapBySocket(own: Reaper): Promise<number> {
   const { base } = own.dir
   if (base === undefined) return 0

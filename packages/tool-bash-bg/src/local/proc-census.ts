@@ -18,10 +18,7 @@ function parseStat(text: string | undefined): Stat | undefined {
   return { state, ppid, pgrp, session, starttime, zombie: state === 'Z' || state === 'X' }
 }
 
-/**
- * One shell to look for: nothing older than its leader belongs to it (pid reuse); `group` is false once the
- * group was observed empty (its id may be someone else's now); `marks` are `NAME=value` entries to match.
- */
+/** One shell to look for: nothing older than its leader; `group` false once the group was seen empty; `NAME=value` marks. */
 export interface ScanTarget {
   pgid: number
   leaderStart: number
@@ -32,12 +29,9 @@ export interface ScanTarget {
 export type ScanResult = { group: number[], marked: number[] }
 
 /**
- * What the last census learnt of each pid, so the next one skips the syscalls for a process that cannot be any
- * target's: it predates the target's leader, or sits in another group without the target's marks (a process
- * gains marks only by inheriting them at fork, so a non-member keeps its verdict; members are always read
- * again). A cached pid still names the same process unless the allocator handed it out again since: only pids
- * it passed over (the arc from the last pid then to the last pid now) can have been, and a lap (nearly pid_max
- * forks) makes every pid suspect.
+ * What the last census learnt of a pid, so the next skips a process that cannot be any target's: older than the
+ * leader, or in another group without the marks (marks are only inherited at fork; members are always read again).
+ * A cached pid is the same process unless the allocator passed over it since (the arc of last pids), or lapped.
  */
 type Entry = { start: number, pgrp: number, zombie: boolean, marks: readonly string[] | undefined }
 
@@ -73,10 +67,6 @@ export class ProcessCensus {
 
   startTime(pid: number): number | undefined {
     return this.stat(pid)?.starttime
-  }
-
-  envValue(pid: number, name: string): string | undefined {
-    return this.sys.environ(pid)?.split('\0').find((item) => item.startsWith(`${name}=`))?.slice(name.length + 1)
   }
 
   /** The host, its ancestors, and their groups and sessions: never signalled, even when they carry a shell's marks. */

@@ -13,10 +13,8 @@ export interface Leader {
 }
 
 /**
- * leader-alive: the leader pins the group id, so the group is signalled by it.
- * leader-exited: the leader was reaped; the group may still hold processes (a server started with `&`).
- * group-gone: the group was observed empty (its id may be someone else's now); only marked processes are looked for.
- * empty: nothing of the shell is left, for good.
+ * leader-alive: the leader pins the group id; leader-exited: reaped, the group may hold processes (a server started
+ * with `&`); group-gone: seen empty (its id may be another's now), only marked processes count; empty: for good.
  */
 export type GroupPhase =
   | { readonly name: 'leader-alive' }
@@ -28,10 +26,7 @@ export type GroupStop = { afterKillMs: number, reapMs: number }
 const nothing = (): ScanResult => ({ group: [], marked: [] })
 /** While the leader lives after a signal, how soon the scan for marked processes outside the group runs. */
 const DISCOVERY_MS = 20
-/**
- * How soon after the start the cgroup's join is looked at (by then the leader has joined itself, else the host
- * moves it in): a kill then knows the tracking in force without a read before its signal.
- */
+/** How soon after the start the cgroup's join is looked at, so a kill knows the tracking in force without a read first. */
 const JOIN_LOOK_MS = 10
 /** Poll ceilings once the leader exited: a kill's wait, and the watch of a group outliving its leader. */
 const KILL_POLL_MS = 50
@@ -86,11 +81,7 @@ export class ProcessGroup {
     return this.joined ? 'cgroup' : 'marks'
   }
 
-  /**
-   * Whether the cgroup holds the shell: the leader joined it (members now, or a process ran there and all have
-   * exited since), or (its join not run yet, so no child of it exists) the host moves it in now. A join that failed
-   * leaves the shell to the marks.
-   */
+  /** Whether the cgroup holds the shell (joined, or ran there), else moved in now while childless; if not, marks serve. */
   private join(): boolean {
     if (this.joined || this.cgroup === undefined) return this.joined
     const populated = this.cgroup.populated?.() ?? this.cgroup.pids().length > 0
@@ -103,11 +94,7 @@ export class ProcessGroup {
     return this.joined
   }
 
-  /**
-   * The cgroup's members, split as a scan splits them (in the group or not): one file read instead of a /proc scan,
-   * and a superset of what marks find (a mark and a cgroup are both inherited at fork). Undefined without a cgroup,
-   * or until the leader was seen to join it (the join follows the spawn by a moment; a join that failed never shows).
-   */
+  /** The cgroup's members split as a scan splits them (a superset of the marks'); undefined until the leader joined. */
   private cgroupLook(): ScanResult | undefined {
     if (!this.join() || this.cgroup === undefined) return undefined
     // One small file says whether anything is left, nested cgroups included: no member list, no stat.
@@ -124,7 +111,6 @@ export class ProcessGroup {
     }
     return found
   }
-
 
   get leaderExit(): LeaderExit | undefined {
     return this.phase.name === 'leader-alive' ? undefined : this.phase.exit
@@ -321,11 +307,7 @@ export class ProcessGroup {
     return true
   }
 
-  /**
-   * A kill's wait once the leader exited, in a joined cgroup watched for its `populated` flip: the flip to empty wakes
-   * it (inotify), so nothing is read while the members die; a timer (doubling to KILL_POLL_MS) takes a census
-   * meanwhile, which delivers the signal owed to members outside the group and to their forks.
-   */
+  /** A kill's wait in a watched cgroup: woken by the flip to empty; a doubling timer's census delivers what is owed. */
   private async waitCgroupEmptied(deadline: number): Promise<boolean> {
     for (let interval = 1; ; interval = Math.min(interval * 2, KILL_POLL_MS)) {
       if (this.cgroupEmptied()) return true
@@ -337,9 +319,8 @@ export class ProcessGroup {
   }
 
   /**
-   * True once the shell is empty, false after `timeoutMs`. Only a kill's wait (`keepAlive`) holds the host open;
-   * it takes a fresh census (it never ends on stale knowledge), then watches the pids that census found with one
-   * stat each until they are gone, and takes the next census then (a fork meanwhile is found there).
+   * True once the shell is empty, false after `timeoutMs`. A kill's wait (`keepAlive`, holding the host open) takes a
+   * fresh census, watches its pids with one stat each until gone, then takes the next (which finds a fork meanwhile).
    */
   async waitEmpty(timeoutMs: number, keepAlive: boolean): Promise<boolean> {
     const maxIntervalMs = keepAlive ? KILL_POLL_MS : WATCH_POLL_MS

@@ -18,11 +18,7 @@ export interface ProcessSyscalls {
   allocation(): PidAllocation | undefined
 }
 
-export interface PidAllocation {
-  lastPid: number
-  forks: number
-  pidMax: number
-}
+export type PidAllocation = { lastPid: number, forks: number, pidMax: number }
 
 /** A file read again and again through one kept descriptor (a cgroup's `cgroup.events`): one pread, no open. */
 export interface KeptFile {
@@ -123,7 +119,7 @@ export function localSyscalls(): LocalSyscalls {
     rmdir: (path) => attempt(() => rmdirSync(path)),
     dirs(path) {
       let names: string[] = []
-      attempt(() => { names = readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name) })
+      attempt(() => { names = readdirSync(path, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map(({ name }) => name) })
       return names
     },
     mtime(path) {

@@ -28,9 +28,8 @@ export function spawnInWorld(toolName: string, runtime: SubprocessRuntime, launc
 }
 
 /** `graceMs`: the seam's TERM→KILL grace at a timeout or abort; `settleMs`: how long the tree may outlive the output. */
-export type SeamRunOptions = {
-  toolName: string, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal, marks: Marks, graceMs: number, settleMs: number, limits: string
-}
+export type SeamRunOptions = { toolName: string, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal, marks: Marks }
+  & { graceMs: number, settleMs: number, limits: string }
 
 function tail(reader: SubprocessOutputReader | undefined): { text: string, cut: number } {
   if (reader === undefined) return { text: '', cut: 0 }

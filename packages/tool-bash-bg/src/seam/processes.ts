@@ -7,6 +7,7 @@ import type { KillOutcome, KillRequest, LeaderExit } from '../contract.ts'
 /** The readers are pulled: soon after output, backing off while the shell is quiet. */
 const MIN_POLL_MS = 20
 const MAX_POLL_MS = 250
+
 type Channel = 'stdout' | 'stderr'
 
 /** `graceMs`: the seam's TERM→KILL grace, fixed at spawn; `limits`: what this world cannot promise; the rest the kill policy's. */

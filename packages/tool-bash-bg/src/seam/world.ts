@@ -4,10 +4,7 @@ import type { Launch } from '../contract.ts'
 import { runInSeam, spawnInWorld, type SeamRunOptions } from './foreground.ts'
 import { SeamProcesses } from './processes.ts'
 
-/**
- * Per stream, what the provider holds in memory between two pulls of its collect readers. Each pull copies the whole
- * tail (dsh-subprocess-local concatenates it), so it is kept small; output faster than it between two pulls is marked lost.
- */
+/** Per stream, what the provider keeps between two pulls (each pull copies all of it); output faster than that is marked lost. */
 const TAIL_BYTES = 256 * 1024
 
 /** What a command run through ctx.subprocess cannot be promised: the seam has one stop and no view of the process table. */
@@ -16,10 +13,7 @@ function worldLimits(graceMs: number): string {
     + 'a process that leaves its process tree is not seen, counted or stopped'
 }
 
-/**
- * `stopGraceMs`: a background shell's TERM→KILL grace (fixed at spawn: the default kill's wait); `maxLogBytes`: the
- * spill's cap (the whole stream, in that world); the rest are the kill policy's.
- */
+/** `stopGraceMs`: a background shell's TERM→KILL grace (the default kill's); `maxLogBytes`: the spill's cap; the rest the policy's. */
 type SeamOptions = { toolName: string, maxLogBytes: number, stopGraceMs: number, runGraceMs: number, afterKillMs: number, settleMs: number }
 
 export class SeamWorld {

@@ -2,10 +2,7 @@
 import type { KillRequest } from '../contract.ts'
 
 export const KILL_POLICY = {
-  /**
-   * A bare host job_kill, and dispose, while no stopping tool is attached (an attached one brings its own). The wait
-   * is tool-kill-shell's `timeoutMs` default (its plugin spec holds the two equal).
-   */
+  /** A bare job_kill and dispose with no stopper attached: tool-kill-shell's `timeoutMs` default (its spec holds them equal). */
   bareKill: { signal: 'SIGTERM', force: true, timeoutMs: 5000 } as const satisfies KillRequest,
   /** A foreground command's SIGTERM grace at its timeout or abort, before SIGKILL (both worlds). */
   runGraceMs: 2000,

@@ -25,14 +25,6 @@ export interface RegistryOptions {
   jobKill: () => string | undefined
   /** How long a finished shell stays listed, with its log. */
   keepFinishedMs: number
-}
-
-/** What one background start needs. */
-export interface ShellStart {
-  command: string
-  caller: Caller | undefined
-  launch: Launch
-  world: ShellWorld
   maxLogBytes: number
   /** Cap of each host job output read. */
   readLimit: number
@@ -125,11 +117,8 @@ export class ShellRegistry implements BackgroundShells {
     }
   }
 
-  /**
-   * Start one background shell, as a host job when the host jobs serve the caller (then the job's cancel is
-   * how every stop arrives); throws when nothing started.
-   */
-  start(start: ShellStart): BackgroundShell {
+  /** Start one background shell, as a host job when they serve the caller (stops then come by its cancel); throws if none started. */
+  start(start: { command: string, caller: Caller | undefined, launch: Launch, world: ShellWorld }): BackgroundShell {
     this.prune()
     // Re-created (0700, ours) when something removed it: an agent cleaning /tmp, a tmp cleaner.
     const problem = this.options.host.logDirProblem()
@@ -137,7 +126,7 @@ export class ShellRegistry implements BackgroundShells {
     const id = this.newId()
     const init = {
       toolName: this.options.toolName, id, command: start.command, owner: start.caller?.id ?? '', launch: start.launch, world: start.world,
-      maxLogBytes: start.maxLogBytes, outputFile: join(this.logDir, `${id}.log`),
+      maxLogBytes: this.options.maxLogBytes, outputFile: join(this.logDir, `${id}.log`),
       cancelRequest: () => this.takePending(id) ?? this.defaultKill(),
     }
     let shell: BackgroundShell | undefined
@@ -148,7 +137,7 @@ export class ShellRegistry implements BackgroundShells {
           label: start.command, owner: start.caller,
           run: () => {
             shell = new BackgroundShell(init)
-            return shell.hooks(start.readLimit)
+            return shell.hooks(this.options.readLimit)
           },
         })
         if (shell !== undefined) shell.record.job_id = jobId

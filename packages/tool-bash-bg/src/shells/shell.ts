@@ -13,10 +13,7 @@ import type { ShellProcesses, ShellWorld } from './world-types.ts'
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
-/**
- * `cancelRequest`: what the host job's cancel carries out (a pending stop's request, else a bare job_kill's);
- * `toolName`: the name its log markers and errors give.
- */
+/** `cancelRequest`: what the job's cancel carries out (a pending stop's, else a bare job_kill's); `toolName`: for messages. */
 export interface ShellInit {
   toolName: string
   id: string
@@ -118,10 +115,7 @@ export class BackgroundShell {
     return this.record.status === 'running'
   }
 
-  /**
-   * A request made while a kill is under way shares it, unless it asks for more (force, SIGKILL): then it
-   * runs anew after that one if anything survived, so dispose's SIGKILL is not lost behind a force:false kill.
-   */
+  /** A request during a kill shares it, unless it asks for more (force, SIGKILL): then it runs after, if anything survived. */
   terminate(request: KillRequest): Promise<KillOutcome> {
     const current = this.termination
     if (current !== undefined) {
@@ -152,10 +146,7 @@ export class BackgroundShell {
     return { status: 'completed', detail: `exit code: ${record.exit_code ?? 0}${cap}` }
   }
 
-  /**
-   * Every piece of the log as it is written (wait_for attaches in the spawning tick, so it sees all), and
-   * `onEnd` once the log stops taking output: 'capped', or 'log-failed' with the write error.
-   */
+  /** Every piece of the log as written (attached in the spawning tick: all), and `onEnd` once it stops taking output. */
   watchOutput(watcher: (written: Buffer) => void, onEnd: (end: LogEnd) => void = () => {}): () => void {
     const ender = () => onEnd(this.writer.failure === undefined ? { end: 'capped' } : { end: 'log-failed', problem: `log failed (${this.writer.failure})` })
     this.writer.watchers.add(watcher)

@@ -1,6 +1,5 @@
-// What the shells room asks of an execution world: one object per mode (this host's own process layer, or the
-// composed ctx.subprocess) that runs a foreground command and starts a background shell. The worlds' own types
-// (local/, seam/) meet these by shape; they import nothing from here.
+// What the shells room asks of an execution world (this host's process layer, or ctx.subprocess): one object that
+// runs a foreground command and starts a background shell. local/ and seam/ meet these by shape, importing nothing here.
 import type { Readable } from 'node:stream'
 import type { KillOutcome, KillRequest, Launch, LeaderExit } from '../contract.ts'
 
@@ -14,17 +13,11 @@ export interface ShellProcesses {
   readonly live: number
   /** True once nothing of the shell is left; `timeoutMs` may be Infinity. Never holds the host open. */
   whenEmpty(timeoutMs: number): Promise<boolean>
-  /**
-   * Once the leader exited and its process group is empty, though members that left the group may live on (a
-   * foreground run's end: those are its leftovers). Absent where the world cannot tell them apart: whenEmpty serves.
-   */
+  /** Once the leader exited and its group is empty (what left the group are a run's leftovers); else whenEmpty serves. */
   whenGroupEmpty?(): Promise<void>
   /** Live pids by a fresh look, sorted (leftovers of a foreground run, a kill's survivors). */
   census(): number[]
-  /**
-   * Signal, wait up to `request.timeoutMs` for the shell to empty, escalate to SIGKILL when `force`,
-   * then report; `onSignalled` runs once a signal landed. Never signals anything but this shell.
-   */
+  /** Signal, wait up to `timeoutMs`, SIGKILL when `force`, report; `onSignalled` once a signal landed. Only this shell. */
   terminate(request: KillRequest, onSignalled?: () => void): Promise<KillOutcome>
   /** Host exit, without yielding: send `signal` now; false when nothing was left to signal. */
   signalNow(signal: 'SIGTERM' | 'SIGKILL'): boolean
@@ -54,10 +47,7 @@ export interface StreamTail {
   cut: number
 }
 
-/**
- * How a foreground run ended, in the canonical value's words (the renderer maps it). `aborted`: the call's signal
- * aborted it (its processes were then stopped).
- */
+/** How a foreground run ended, in the value's words (the renderer maps it); `aborted`: by the call's signal. */
 export interface RunResult {
   exit_code: number | null
   signal: string | null
@@ -85,9 +75,6 @@ export interface ShellWorld {
   baseEnv(): NodeJS.ProcessEnv
   /** Run a foreground command to its end (or its timeout, or the call's abort). */
   run(launch: Launch, options: RunOptions): Promise<RunResult>
-  /**
-   * Start a background shell synchronously (a host job's `run` must return at once), marked with its id where the
-   * world can carry marks; throws a HarnessError (SPAWN_FAILED) when nothing started.
-   */
+  /** Start a background shell synchronously (a host job's `run` must return at once); throws SPAWN_FAILED. */
   start(launch: Launch, shellId: string): StartedShell
 }

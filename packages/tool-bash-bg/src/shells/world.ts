@@ -16,9 +16,8 @@ import type { ShellWorld } from './world-types.ts'
 export type WorldChoice = { kind: 'local' } | { kind: 'subprocess', runtime: SubprocessRuntime }
 
 /**
- * Whether `spawn` is dsh-subprocess-local's own, unmodified: no instance property and no subclass or wrapper class
- * stands in for it. By shape, not `instanceof` (the host may load another copy of the package), and not by function
- * identity (Cordis hands out every service method through a proxy). Unknown → false.
+ * Whether `spawn` is dsh-subprocess-local's own, unmodified (no own property, subclass or wrapper stands in). By shape:
+ * the host may load another copy of the package, and Cordis proxies every service method. Unknown → false.
  */
 export function runtimeIsLocal(runtime: object): boolean {
   if (Object.hasOwn(runtime, 'spawn')) return false

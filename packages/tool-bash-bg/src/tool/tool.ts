@@ -77,9 +77,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       const hint = tool === undefined ? 'wait for one to finish, then retry' : `stop one with ${tool}, then retry`
       throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${hint}`, 'TOO_MANY_SHELLS')
     }
-    const shell = registry.start({
-      command: args.command, caller: exec.agent, launch, world, maxLogBytes: config.maxLogBytes, readLimit: config.maxOutputBytes,
-    })
+    const shell = registry.start({ command: args.command, caller: exec.agent, launch, world })
     const { record } = shell
     const stopWith = registry.stopTool(record)
     const value: BackgroundValue = {
