@@ -2,11 +2,11 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig, type UserConfig } from 'tsdown'
 
-/** Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser). */
+/** Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser, bash_bg's matcher). */
 const PLUGINS: Record<string, string[]> = {
   'tool-list-dir': ['src/index.ts', 'src/count-worker.ts'],
   'tool-read': ['src/index.ts', 'src/pdf-worker.ts'],
-  'tool-bash-bg': ['src/index.ts'],
+  'tool-bash-bg': ['src/index.ts', 'src/match-worker.ts'],
   'tool-kill-shell': ['src/index.ts'],
 }
 
