@@ -46,6 +46,7 @@ export const VALUE_SCHEMA = {
         exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
         signal: { oneOf: [{ type: 'string' }, { type: 'null' }] },
         log_problem: { type: 'string' },
+        untested_lines: { type: 'integer' },
         ...WORLD,
       },
     },
@@ -97,6 +98,10 @@ function lastLines(lines: readonly string[] | undefined): string {
   return lines === undefined || lines.length === 0 ? 'No output.' : `Last lines:\n${lines.join('\n')}`
 }
 
+/** Lines the wait never tested: they came faster than its pattern could be matched. */
+const untested = (count: number): string =>
+  `[${count} line${count === 1 ? '' : 's'} came faster than wait_for could test them and ${count === 1 ? 'was' : 'were'} not tested: read the file for them]`
+
 function renderBackground(value: BackgroundValue): string {
   const job = value.job_id === undefined ? '' : `, job ${value.job_id}`
   if (value.wait === 'exited') {
@@ -105,6 +110,7 @@ function renderBackground(value: BackgroundValue): string {
       `Background shell ${value.shell_id} (pid ${value.pid}${job}) ended (${how}) before a line matched wait_for.`,
       `Output file: ${value.output_file}${value.log_problem === undefined ? '' : ` (${value.log_problem}: it is not the whole output)`}`,
       lastLines(value.last_lines),
+      ...value.untested_lines === undefined ? [] : [untested(value.untested_lines)],
     ].join('\n')
   }
   const lines = [`Started background shell ${value.shell_id} (pid ${value.pid}${job}).`, `Output file: ${value.output_file}`]
@@ -112,6 +118,7 @@ function renderBackground(value: BackgroundValue): string {
   if (value.wait === 'capped') lines.push(`The log reached its cap before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
   if (value.wait === 'log-failed') lines.push(`The ${value.log_problem ?? 'log failed'} before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
   if (value.wait === 'timeout') lines.push(`No line matched wait_for in ${value.wait_ms ?? 0} ms; the shell is still running. ${lastLines(value.last_lines)}`)
+  if (value.untested_lines !== undefined) lines.push(untested(value.untested_lines))
   lines.push(value.stop_with === undefined ? 'Read the file for output.' : `Read the file for output; stop the shell with ${value.stop_with}.`)
   if (value.timeout_ignored === true) lines.push('[timeout does not apply to background shells; ignored]')
   if (value.world_limits !== undefined) lines.push(`[${value.world_limits}]`)
