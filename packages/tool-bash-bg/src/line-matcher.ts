@@ -10,7 +10,7 @@ import type { LinePattern } from './line-pattern.ts'
 import type { MatchAnswer, MatchBatch, MatchSetup } from './match-protocol.ts'
 
 /** Characters sent to the thread and not yet answered, at most: a thread that falls behind costs bounded memory. */
-const MAX_BACKLOG = 4 * 1024 * 1024
+const MAX_BACKLOG = 1024 * 1024
 /** About how many characters one message carries. */
 const BATCH_CHARS = 64 * 1024
 /** The thread's heap: batches within the backlog, and re2js's bounded state cache. */
