@@ -1,8 +1,14 @@
 /** Pure: the canonical bash_bg value -> the text the model reads. */
 import type { InferValue } from '@deepseek-ai/dsh-tools'
+import { escapeText } from '@gencode-ai/dsh-tool-common'
 
-/** A foreground stream's kept tail, and how many bytes were cut from its start. */
-const STREAM_PROPERTIES = { text: { type: 'string', required: true }, cut: { type: 'integer', required: true } } as const
+/**
+ * A foreground stream's kept tail, and how many bytes were cut from its start; `binary`: the output was binary, so
+ * no text is kept and `cut` is its whole size.
+ */
+const STREAM_PROPERTIES = {
+  text: { type: 'string', required: true }, cut: { type: 'integer', required: true }, binary: { type: 'boolean' },
+} as const
 const STREAM = { type: 'object', additionalProperties: false, required: true, properties: STREAM_PROPERTIES } as const
 
 /** Present when the command ran through ctx.subprocess (another execution world), with what that world cannot promise. */
@@ -59,9 +65,14 @@ export type BackgroundValue = Extract<BashBgValue, { kind: 'background' }>
 
 export const OUTPUT_HELD_OPEN = '[stopped reading output: a process that left this command\'s process group (setsid) still holds it open and was not stopped; use run_in_background for servers]'
 
+/** Text with its controls escaped (nothing in it can act on a terminal or forge a line); binary output described. */
 function streamText(name: string, stream: ForegroundValue['stdout']): string {
-  if (stream.cut === 0) return stream.text
-  return `[${name} cut: the first ${stream.cut} bytes are not shown; redirect to a file or use run_in_background to keep everything]\n${stream.text}`
+  if (stream.binary === true) {
+    return `[${name}: ${stream.cut} bytes of binary output, not shown and not kept; redirect it to a file to keep it, then inspect that file (xxd, file)]`
+  }
+  const text = escapeText(stream.text)
+  if (stream.cut === 0) return text
+  return `[${name} cut: the first ${stream.cut} bytes are not shown; redirect to a file or use run_in_background to keep everything]\n${text}`
 }
 
 function renderForeground(value: ForegroundValue): string {
