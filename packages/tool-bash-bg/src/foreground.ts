@@ -2,6 +2,7 @@
 // and when the leader leaves any behind. Output held open by a process the tracking cannot see gets PIPE_GRACE_MS.
 import { randomBytes } from 'node:crypto'
 import { closed, type Launch } from './launch.ts'
+import { streamValue } from './output-stream.ts'
 import { SHELL_MARK } from './proc-census.ts'
 import type { ForegroundValue } from './render.ts'
 import type { KillOutcome, ShellWorld } from './shell-processes.ts'
@@ -34,7 +35,7 @@ class Tail {
     let start = 0
     while (buffer.length < this.total && start < 3 && ((buffer[start] ?? 0) & 0xC0) === 0x80) start++
     buffer = buffer.subarray(start)
-    return { text: buffer.toString('utf8'), cut: this.total - buffer.length }
+    return streamValue({ text: buffer.toString('utf8'), cut: this.total - buffer.length }, this.total)
   }
 }
 
