@@ -2,6 +2,7 @@
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { SubprocessOutputReader, SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
 import type { Launch } from './launch.ts'
+import { streamValue } from './output-stream.ts'
 import type { ForegroundValue } from './render.ts'
 import { worldLimits } from './seam-limits.ts'
 import { spawnInWorld } from './seam-spawn.ts'
@@ -17,7 +18,8 @@ const SETTLE_MS = 500
 function stream(reader: SubprocessOutputReader | undefined): ForegroundValue['stdout'] {
   if (reader === undefined) return { text: '', cut: 0 }
   const read = reader.readFrom(0)
-  return { text: read.text, cut: read.lossy ? Math.max(0, read.nextOffset - Buffer.byteLength(read.text)) : 0 }
+  const cut = read.lossy ? Math.max(0, read.nextOffset - Buffer.byteLength(read.text)) : 0
+  return streamValue({ text: read.text, cut }, read.nextOffset)
 }
 
 /** `aborted`: the signal aborted the run (the tree is then stopped). */
