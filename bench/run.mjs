@@ -1,6 +1,7 @@
 // Runs every benchmark in turn (each reports ratios against a baseline measured in the same run).
 //   npm run bench            all of them
-//   npm run bench -- read    one of: list-dir, list-dir-gitignore, list-dir-where, read, read-formats, bash-bg, bash-bg-wait-for, kill-shell
+//   npm run bench -- read    one of: list-dir, list-dir-gitignore, list-dir-where, read, read-formats, bash-bg,
+//                            bash-bg-wait-for, kill-shell
 // The plugins must be built first (npm test or npm start does it; or npx -y pnpm@9.15.9 run build).
 import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
