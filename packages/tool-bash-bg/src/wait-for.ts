@@ -54,7 +54,7 @@ export function waitForLine(
     const matcher = new LineMatcher(pattern, false, {
       match: (line) => finish({ wait: 'matched', matched_line: line, last_lines: [] }),
       fail: (error) => finish(new HarnessError(
-        `wait_for stopped: its matching thread failed (${error.message}); the shell keeps running — read its output file`, 'WAIT_FAILED',
+        `wait_for stopped: its matching thread failed (${error.message}); the shell keeps running`, 'WAIT_FAILED',
       )),
     })
     // The first end wins; later calls find the promise settled and the watch already stopped.
