@@ -106,7 +106,7 @@ function renderForeground(value: ForegroundValue): string {
 }
 
 function lastLines(lines: readonly string[] | undefined): string {
-  return lines === undefined || lines.length === 0 ? 'No output.' : `Last lines:\n${lines.join('\n')}`
+  return lines === undefined || lines.length === 0 ? 'No output.' : `Last lines:\n${lines.map(escapeText).join('\n')}`
 }
 
 /** Lines the wait never tested: they came faster than its pattern could be matched. */
@@ -125,7 +125,7 @@ function renderBackground(value: BackgroundValue): string {
     ].join('\n')
   }
   const lines = [`Started background shell ${value.shell_id} (pid ${value.pid}${job}).`, `Output file: ${value.output_file}`]
-  if (value.wait === 'matched') lines.push(`Matched wait_for: ${value.matched_line ?? ''}`)
+  if (value.wait === 'matched') lines.push(`Matched wait_for: ${escapeText(value.matched_line ?? '')}`)
   if (value.wait === 'capped') lines.push(`The log reached its cap before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
   if (value.wait === 'log-failed') lines.push(`The ${value.log_problem ?? 'log failed'} before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
   if (value.wait === 'timeout') lines.push(`No line matched wait_for in ${value.wait_ms ?? 0} ms; the shell is still running. ${lastLines(value.last_lines)}`)

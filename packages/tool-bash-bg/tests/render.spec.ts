@@ -62,6 +62,12 @@ describe('foreground text', () => {
 })
 
 describe('background text', () => {
+  it('escapes control characters of a matched line and of the last lines', () => {
+    const base = { kind: 'background', shell_id: 'bg-abc123', pid: 7, output_file: '/l/bg-abc123.log' } as const
+    expect(render({ ...base, wait: 'matched', wait_ms: 500, matched_line: '\x1b[32mready\x1b[0m' }))
+      .toContain('Matched wait_for: \\x1b[32mready\\x1b[0m\n')
+    expect(render({ ...base, wait: 'timeout', wait_ms: 500, last_lines: ['a\x07', 'b'] })).toContain('Last lines:\na\\x07\nb\n')
+  })
   it('says how many lines wait_for never tested, when it did not match', () => {
     const base = { kind: 'background', shell_id: 'bg-abc123', pid: 7, output_file: '/l/bg-abc123.log' } as const
     const timeout = render({ ...base, wait: 'timeout', wait_ms: 500, last_lines: ['x'], untested_lines: 3 })
