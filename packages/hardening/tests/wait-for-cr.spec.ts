@@ -1,7 +1,8 @@
 /**
  * Issue 33, finding 14: progress output that ends its lines with a lone CR (`10%\r50%\rReady`) never matched
  * `^Ready`: wait_for split lines at LF only. Now a lone CR ends a line for matching, as it does for read_file, in
- * both compositions; a CRLF split across two writes is one line end, not an empty line.
+ * both compositions; a CRLF split across two writes is one line end, not an empty line. A matched line's terminal
+ * controls reach the model escaped (finding 15's rule for output).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execTool, textOf, type Host } from '@gencode-ai/testkit'
@@ -45,6 +46,12 @@ describe.each(COMPOSITIONS)('wait_for on CR-only progress, through $name', ({ bo
   it('each CR-ended piece is a line: ^50%$ matches the middle one', async () => {
     const result = await wait("printf '10%%\\r50%%\\r100%%\\r'; sleep 60", '^50%$')
     expect(result.value as Value).toMatchObject({ wait: 'matched', matched_line: '50%' })
+  })
+
+  it('a matched line holding terminal controls reaches the model escaped', async () => {
+    const result = await wait("printf '\\033[32mready\\033[0m\\n'; sleep 60", 'ready')
+    expect(result.value as Value).toMatchObject({ wait: 'matched', matched_line: '\x1b[32mready\x1b[0m' })
+    expect(textOf(result)).toContain('Matched wait_for: \\x1b[32mready\\x1b[0m\n')
   })
 
   it('a CRLF split across two writes ends one line: no empty line between, so ^$ never matches', async () => {
