@@ -2,15 +2,18 @@
 import { fileURLToPath } from 'node:url'
 import { defineConfig, type UserConfig } from 'tsdown'
 
-/** Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser). */
-const PLUGINS: Record<string, string[]> = {
+/**
+ * Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser, bash_bg's
+ * matcher), each built to `dist/<name>.js` beside the index (named where the source sits in a subfolder).
+ */
+const PLUGINS: Record<string, string[] | Record<string, string>> = {
   'tool-list-dir': ['src/index.ts', 'src/count-worker.ts'],
   'tool-read': ['src/index.ts', 'src/pdf-worker.ts'],
-  'tool-bash-bg': ['src/index.ts'],
+  'tool-bash-bg': { 'index': 'src/index.ts', 'match-worker': 'src/tool/match-worker.ts' },
   'tool-kill-shell': ['src/index.ts'],
 }
 
-const plugin = ([dir, entry]: [string, string[]]): UserConfig => ({
+const plugin = ([dir, entry]: [string, string[] | Record<string, string>]): UserConfig => ({
   name: `@gencode-ai/dsh-${dir}`,
   cwd: fileURLToPath(new URL(`packages/${dir}/`, import.meta.url)),
   entry,

@@ -25,6 +25,8 @@ export default defineConfig({
         'packages/tool-read/src/pdf-encrypt.ts',
         // Runs only on list_directory's count thread (a worker_thread).
         'packages/tool-list-dir/src/count-worker.ts',
+        // Runs only on a wait_for matching thread (a worker_thread).
+        'packages/tool-bash-bg/src/tool/match-worker.ts',
       ],
       reporter: ['text', 'json-summary'],
       reportsDirectory: '.tmp/coverage',

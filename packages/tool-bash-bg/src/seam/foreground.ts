@@ -31,10 +31,11 @@ export function spawnInWorld(toolName: string, runtime: SubprocessRuntime, launc
 export type SeamRunOptions = { toolName: string, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal, marks: Marks }
   & { graceMs: number, settleMs: number, limits: string }
 
-function tail(reader: SubprocessOutputReader | undefined): { text: string, cut: number } {
-  if (reader === undefined) return { text: '', cut: 0 }
+/** The kept tail, how many bytes were cut from its start, and the stream's whole size (`bytes`). */
+function tail(reader: SubprocessOutputReader | undefined): { text: string, cut: number, bytes: number } {
+  if (reader === undefined) return { text: '', cut: 0, bytes: 0 }
   const read = reader.readFrom(0)
-  return { text: read.text, cut: read.lossy ? Math.max(0, read.nextOffset - Buffer.byteLength(read.text)) : 0 }
+  return { text: read.text, cut: read.lossy ? Math.max(0, read.nextOffset - Buffer.byteLength(read.text)) : 0, bytes: read.nextOffset }
 }
 
 /** `world_limits`: what this world cannot promise; `leftovers_stopped` is 1 when something of the tree was left (the seam counts none). */

@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream'
 import type { KillOutcome } from '../contract.ts'
 import { KILL_POLICY } from './kill-policy.ts'
+import { streamValue } from './output-stream.ts'
 import type { RunOptions, RunResult, StartedShell, StreamTail } from './world-types.ts'
 
 /** True once every stream closed; false after `ms`, when given. */
@@ -40,7 +41,7 @@ class Tail {
     let start = 0
     while (buffer.length < this.total && start < 3 && ((buffer[start] ?? 0) & 0xC0) === 0x80) start++
     buffer = buffer.subarray(start)
-    return { text: buffer.toString('utf8'), cut: this.total - buffer.length }
+    return streamValue({ text: buffer.toString('utf8'), cut: this.total - buffer.length }, this.total)
   }
 }
 

@@ -41,10 +41,11 @@ export interface RunOptions {
   signal: AbortSignal
 }
 
-/** A stream's kept tail, and how many bytes were cut from its start. */
+/** A stream's kept tail, and how many bytes were cut from its start; `binary`: no text kept, `cut` is its whole size. */
 export interface StreamTail {
   text: string
   cut: number
+  binary?: boolean
 }
 
 /** How a foreground run ended, in the value's words (the renderer maps it); `aborted`: by the call's signal. */

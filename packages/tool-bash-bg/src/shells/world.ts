@@ -10,6 +10,7 @@ import { SeamWorld } from '../seam/world.ts'
 import { runForeground } from './foreground.ts'
 import { localDirectory, worldDirectory } from './launch.ts'
 import { KILL_POLICY } from './kill-policy.ts'
+import { streamValue } from './output-stream.ts'
 import type { ShellWorld } from './world-types.ts'
 
 /** `local`: this host, through our own process layer; `subprocess`: wherever `runtime` runs commands. */
@@ -70,9 +71,15 @@ function seamWorld(runtime: SubprocessRuntime, fs: FileSystem | undefined, parts
     // The provider applies its own base environment.
     baseEnv: () => ({}),
     start: (launch, shellId) => seam.start(launch, local.marks(shellId)),
-    run: (launch, options) => seam.run(launch, { ...options, marks: {} }),
+    run: async (launch, options) => {
+      const { stdout, stderr, ...run } = await seam.run(launch, { ...options, marks: {} })
+      return { ...run, stdout: judged(stdout), stderr: judged(stderr) }
+    },
   }
 }
+
+/** Another world's stream, judged as the local tail is. */
+const judged = ({ bytes, ...kept }: { text: string, cut: number, bytes: number }) => streamValue(kept, bytes)
 
 /** The world of this call (refusing when there is none). */
 export function worldFor(ctx: Context, parts: WorldParts): ShellWorld {

@@ -1,4 +1,7 @@
-/** wait_for's pattern: a JavaScript regular expression run by a linear-time engine (RE2), so no pattern can stall the host. */
+/**
+ * wait_for's pattern: a JavaScript regular expression, checked and translated here for a linear-time engine (RE2)
+ * that runs it on a matching thread (line-matcher.ts), so no pattern can stall the host.
+ */
 import { RE2JS } from 're2js'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { quoted } from '@gencode-ai/dsh-tool-common'
@@ -6,8 +9,9 @@ import { quoted } from '@gencode-ai/dsh-tool-common'
 /** Longest wait_for pattern accepted (characters): matching cost grows with pattern × line length. */
 const MAX_PATTERN = 1000
 
+/** `source`: the pattern in RE2 syntax, known to compile. */
 export interface LinePattern {
-  test(line: string): boolean
+  readonly source: string
 }
 
 const refuse = (pattern: string, why: string, instead: string) => new HarnessError(
@@ -57,7 +61,9 @@ export function compileLinePattern(pattern: string): LinePattern {
     throw refuse(pattern, `uses ${construct}, which the linear-time matcher cannot run`, 'match the line without it, e.g. "ready on port \\d+" instead of "ready(?= on)"')
   }
   try {
-    return RE2JS.compile(RE2JS.translateRegExp(pattern))
+    const source = RE2JS.translateRegExp(pattern)
+    RE2JS.compile(source)
+    return { source }
   } catch (error) {
     throw refuse(pattern, `cannot run in the linear-time matcher (${(error as Error).message})`, 'use plain groups, classes and quantifiers')
   }

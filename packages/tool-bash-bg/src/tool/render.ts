@@ -1,9 +1,15 @@
 /** Pure: the canonical value (a foreground run's, mapped from the shells' result) -> the text the model reads. */
 import type { InferValue } from '@deepseek-ai/dsh-tools'
+import { escapeText } from '@gencode-ai/dsh-tool-common'
 import type { RunResult } from '../shells/world-types.ts'
 
-/** A foreground stream's kept tail, and how many bytes were cut from its start. */
-const STREAM_PROPERTIES = { text: { type: 'string', required: true }, cut: { type: 'integer', required: true } } as const
+/**
+ * A foreground stream's kept tail, and how many bytes were cut from its start; `binary`: the output was binary, so
+ * no text is kept and `cut` is its whole size.
+ */
+const STREAM_PROPERTIES = {
+  text: { type: 'string', required: true }, cut: { type: 'integer', required: true }, binary: { type: 'boolean' },
+} as const
 const STREAM = { type: 'object', additionalProperties: false, required: true, properties: STREAM_PROPERTIES } as const
 
 /** Present when the command ran through ctx.subprocess (another execution world), with what that world cannot promise. */
@@ -47,6 +53,7 @@ export const VALUE_SCHEMA = {
         exit_code: { oneOf: [{ type: 'integer' }, { type: 'null' }] },
         signal: { oneOf: [{ type: 'string' }, { type: 'null' }] },
         log_problem: { type: 'string' },
+        untested_lines: { type: 'integer' },
         ...WORLD,
       },
     },
@@ -64,9 +71,14 @@ export function foregroundValue({ aborted: _, ...run }: RunResult): ForegroundVa
 
 export const OUTPUT_HELD_OPEN = '[stopped reading output: a process that left this command\'s process group (setsid) still holds it open and was not stopped; use run_in_background for servers]'
 
+/** Text with its controls escaped (nothing in it can act on a terminal or forge a line); binary output described. */
 function streamText(name: string, stream: ForegroundValue['stdout']): string {
-  if (stream.cut === 0) return stream.text
-  return `[${name} cut: the first ${stream.cut} bytes are not shown; redirect to a file or use run_in_background to keep everything]\n${stream.text}`
+  if (stream.binary === true) {
+    return `[${name}: ${stream.cut} bytes of binary output, not shown and not kept; redirect it to a file to keep it, then inspect that file (xxd, file)]`
+  }
+  const text = escapeText(stream.text)
+  if (stream.cut === 0) return text
+  return `[${name} cut: the first ${stream.cut} bytes are not shown; redirect to a file or use run_in_background to keep everything]\n${text}`
 }
 
 function renderForeground(value: ForegroundValue): string {
@@ -100,8 +112,12 @@ function renderForeground(value: ForegroundValue): string {
 }
 
 function lastLines(lines: readonly string[] | undefined): string {
-  return lines === undefined || lines.length === 0 ? 'No output.' : `Last lines:\n${lines.join('\n')}`
+  return lines === undefined || lines.length === 0 ? 'No output.' : `Last lines:\n${lines.map(escapeText).join('\n')}`
 }
+
+/** Lines the wait never tested: they came faster than its pattern could be matched. */
+const untested = (count: number): string =>
+  `[${count} line${count === 1 ? '' : 's'} came faster than wait_for could test them and ${count === 1 ? 'was' : 'were'} not tested: read the file for them]`
 
 function renderBackground(value: BackgroundValue): string {
   const job = value.job_id === undefined ? '' : `, job ${value.job_id}`
@@ -111,13 +127,15 @@ function renderBackground(value: BackgroundValue): string {
       `Background shell ${value.shell_id} (pid ${value.pid}${job}) ended (${how}) before a line matched wait_for.`,
       `Output file: ${value.output_file}${value.log_problem === undefined ? '' : ` (${value.log_problem}: it is not the whole output)`}`,
       lastLines(value.last_lines),
+      ...value.untested_lines === undefined ? [] : [untested(value.untested_lines)],
     ].join('\n')
   }
   const lines = [`Started background shell ${value.shell_id} (pid ${value.pid}${job}).`, `Output file: ${value.output_file}`]
-  if (value.wait === 'matched') lines.push(`Matched wait_for: ${value.matched_line ?? ''}`)
+  if (value.wait === 'matched') lines.push(`Matched wait_for: ${escapeText(value.matched_line ?? '')}`)
   if (value.wait === 'capped') lines.push(`The log reached its cap before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
   if (value.wait === 'log-failed') lines.push(`The ${value.log_problem ?? 'log failed'} before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
   if (value.wait === 'timeout') lines.push(`No line matched wait_for in ${value.wait_ms ?? 0} ms; the shell is still running. ${lastLines(value.last_lines)}`)
+  if (value.untested_lines !== undefined) lines.push(untested(value.untested_lines))
   lines.push(value.stop_with === undefined ? 'Read the file for output.' : `Read the file for output; stop the shell with ${value.stop_with}.`)
   if (value.timeout_ignored === true) lines.push('[timeout does not apply to background shells; ignored]')
   if (value.world_limits !== undefined) lines.push(`[${value.world_limits}]`)

@@ -99,16 +99,17 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     const stillRunning = `shell ${value.shell_id} keeps running; its output is in ${value.output_file}`
     const result = await waitForLine(shell, pattern, waitMs, signal, () => aborted(`tool call aborted while waiting for wait_for; ${stillRunning}`))
     if (result.wait === 'matched') return { ...value, wait: 'matched', wait_ms: waitMs, matched_line: result.matched_line ?? '' }
-    if (result.wait === 'timeout') return { ...value, wait: 'timeout', wait_ms: waitMs, last_lines: result.last_lines }
+    const untested = result.untested_lines === undefined ? {} : { untested_lines: result.untested_lines }
+    if (result.wait === 'timeout') return { ...value, wait: 'timeout', wait_ms: waitMs, last_lines: result.last_lines, ...untested }
     if (result.wait === 'capped' || result.wait === 'log-failed') {
       const problem = result.log_problem === undefined ? {} : { log_problem: result.log_problem }
-      return { ...value, wait: result.wait, wait_ms: waitMs, last_lines: result.last_lines, ...problem }
+      return { ...value, wait: result.wait, wait_ms: waitMs, last_lines: result.last_lines, ...problem, ...untested }
     }
     const { stop_with: _, ...ended } = value
     const problem = result.ended?.log_problem
     return {
       ...ended, wait: 'exited', wait_ms: waitMs, last_lines: result.last_lines, exit_code: result.ended?.exit_code ?? null, signal: result.ended?.signal ?? null,
-      ...problem === undefined ? {} : { log_problem: problem },
+      ...problem === undefined ? {} : { log_problem: problem }, ...untested,
     }
   }
 
