@@ -8,7 +8,7 @@ import * as BashBg from '../../tool-bash-bg/src/index.ts'
  * dsh-subprocess-local with its own spawn behind an override: by shape no longer the unmodified local runtime, so
  * bash_bg runs every command through ctx.subprocess (values say `world: "subprocess"`), as under another provider.
  */
-class SeamRuntime extends LocalSubprocessRuntime {
+export class SeamRuntime extends LocalSubprocessRuntime {
   override spawn(spec: SubprocessSpawnSpec) {
     return super.spawn(spec)
   }

@@ -35,6 +35,8 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     }
     local.dispose()
   }, 'tool-bash-bg shells')
-  const worlds = { local, toolName, maxLogBytes: config.maxLogBytes, stopGraceMs: () => registry.defaultKill().timeoutMs }
+  const worlds = {
+    local, runs: registry.foreground, toolName, maxLogBytes: config.maxLogBytes, stopGraceMs: () => registry.defaultKill().timeoutMs,
+  }
   return { registry, worlds }
 }

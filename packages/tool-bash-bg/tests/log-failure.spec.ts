@@ -8,6 +8,7 @@ import { LocalHost } from '../src/local/host.ts'
 import { KILL_POLICY } from '../src/shells/kill-policy.ts'
 import type { LogWriter } from '../src/shells/log-writer.ts'
 import { BackgroundShell } from '../src/shells/shell.ts'
+import { ForegroundRuns } from '../src/shells/foreground-runs.ts'
 import { localWorld } from '../src/shells/world.ts'
 import { bootBashBg, peek, until, type BgHost } from './harness.ts'
 
@@ -32,7 +33,7 @@ describe('a log that cannot be written', () => {
       launch: { argv: ['bash', '-c', 'sleep 0.2; echo out'], cwd: dir, env: process.env },
       outputFile: join(dir, 'bg-fail01.log'),
       maxLogBytes: 1024,
-      world: localWorld(local),
+      world: localWorld(local, new ForegroundRuns('bash_bg')),
       cancelRequest: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
       toolName: 'bash_bg',
     })
@@ -55,7 +56,7 @@ describe('a log that cannot be written', () => {
       launch: { argv: ['bash', '-c', 'echo \0'], cwd: dir, env: process.env },
       outputFile,
       maxLogBytes: 1024,
-      world: localWorld(local),
+      world: localWorld(local, new ForegroundRuns('bash_bg')),
       cancelRequest: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
       toolName: 'bash_bg',
     })).toThrow(/could not start bash/)

@@ -60,7 +60,8 @@ function spawnGroup(toolName: string, launch: Launch, marks: Readonly<Record<str
   return child
 }
 
-const SIGNALS = ['SIGTERM', 'SIGINT'] as const
+/** Termination, interrupt, and hangup (the terminal closed, the SSH session dropped): each ends the host, so each stops its shells. */
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const
 /** Tags our listeners across module copies (HMR loads a fresh copy of this file). */
 const OURS = Symbol.for('@gencode-ai/dsh-tool-bash-bg/exit-guard')
 
@@ -125,8 +126,8 @@ export class LocalHost {
   }
 
   /**
-   * On exit, SIGTERM and SIGINT: every running shell (`live`) killed synchronously, then what a cgroup still holds (a
-   * foreground run), the host directory removed; a signal re-raised only when no other listener handles it.
+   * On exit, SIGTERM, SIGINT and SIGHUP: every running shell and foreground run (`live`) killed synchronously, then
+   * what a cgroup still holds, the host directory removed; a signal re-raised only when no other listener handles it.
    */
   guardExit(live: () => ExitTarget[]): void {
     let done = false

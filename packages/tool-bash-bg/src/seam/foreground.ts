@@ -29,7 +29,13 @@ export function spawnInWorld(toolName: string, runtime: SubprocessRuntime, launc
 
 /** `graceMs`: the seam's TERM→KILL grace at a timeout or abort; `settleMs`: how long the tree may outlive the output. */
 export type SeamRunOptions = { toolName: string, timeoutMs: number, maxOutputBytes: number, signal: AbortSignal, marks: Marks }
-  & { graceMs: number, settleMs: number, limits: string }
+  & { graceMs: number, settleMs: number, limits: string, started: (target: ExitStop) => void }
+
+/** What host exit asks of a started run (local/host.ts's ExitTarget, by shape): the seam's one stop, and no look. */
+interface ExitStop {
+  signalNow(signal: 'SIGTERM' | 'SIGKILL'): boolean
+  aliveNow(): boolean
+}
 
 /** The kept tail, how many bytes were cut from its start, and the stream's whole size (`bytes`). */
 function tail(reader: SubprocessOutputReader | undefined): { text: string, cut: number, bytes: number } {
@@ -51,6 +57,8 @@ export async function runInSeam(runtime: SubprocessRuntime, launch: Launch, opti
     const collect = { maxBytes: options.maxOutputBytes }
     const spec = { stdio: { stdin: 'ignore' as const, stdout: collect, stderr: collect }, graceMs: options.graceMs, signal: stop.signal }
     const handle = spawnInWorld(options.toolName, runtime, launch, spec, options.marks)
+    // At host exit the seam's terminate() is its one stop; whether the tree is gone only its provider can tell.
+    options.started({ signalNow: () => { handle.terminate(); return true }, aliveNow: () => false })
     let outcome
     try {
       outcome = await handle.done

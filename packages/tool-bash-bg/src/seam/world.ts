@@ -33,7 +33,7 @@ export class SeamWorld {
     return { processes, stdout: processes.stdout, stderr: processes.stderr, release: () => {} }
   }
 
-  run(launch: Launch, run: Pick<SeamRunOptions, 'timeoutMs' | 'maxOutputBytes' | 'signal' | 'marks'>) {
+  run(launch: Launch, run: Pick<SeamRunOptions, 'timeoutMs' | 'maxOutputBytes' | 'signal' | 'marks' | 'started'>) {
     const { toolName, runGraceMs: graceMs, settleMs } = this.options
     return runInSeam(this.runtime, launch, { ...run, toolName, graceMs, settleMs, limits: worldLimits(graceMs) })
   }

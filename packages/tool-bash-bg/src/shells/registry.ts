@@ -7,6 +7,7 @@ import type { BackgroundShells, Caller, KillRequest, Launch, ShellSnapshot, Stop
 import type { HostDir } from '../local/host-dir.ts'
 import type { ExitTarget } from '../local/host.ts'
 import type { HostJobs } from './jobs-adapter.ts'
+import { ForegroundRuns } from './foreground-runs.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { liveness } from './liveness.ts'
 import { BackgroundShell } from './shell.ts'
@@ -46,9 +47,12 @@ export class ShellRegistry implements BackgroundShells {
   private leftovers = 0
   private saving: NodeJS.Timeout | undefined
   readonly logDir: string
+  /** Foreground runs in progress: stopped with the shells. */
+  readonly foreground: ForegroundRuns
 
   constructor(private readonly options: RegistryOptions) {
     this.logDir = options.host.logDir
+    this.foreground = new ForegroundRuns(options.toolName)
   }
 
   /** Said once by /tasks: the shells of dead hosts this host stopped. */
@@ -86,9 +90,9 @@ export class ShellRegistry implements BackgroundShells {
     return [...this.shells.values()].filter((shell) => shell.running)
   }
 
-  /** What host exit stops: every running shell's processes. */
+  /** What host exit stops: every running shell's processes, and every foreground run's. */
   exitTargets(): ExitTarget[] {
-    return this.live().map((shell) => shell.processes)
+    return [...this.live().map((shell) => shell.processes), ...this.foreground.exitTargets()]
   }
 
   private saveRunning(): void {
@@ -236,9 +240,9 @@ export class ShellRegistry implements BackgroundShells {
     }
   }
 
-  /** Plugin dispose. */
+  /** Plugin dispose: the shells and the foreground runs. */
   async terminateAll(): Promise<void> {
     const request = this.defaultKill()
-    await Promise.all(this.live().map((shell) => shell.terminate(request)))
+    await Promise.all([this.foreground.stopAll(), ...this.live().map((shell) => shell.terminate(request))])
   }
 }

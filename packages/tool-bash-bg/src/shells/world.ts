@@ -8,6 +8,7 @@ import { readsAreLocal } from '@gencode-ai/dsh-tool-common'
 import type { LocalHost } from '../local/host.ts'
 import { SeamWorld } from '../seam/world.ts'
 import { runForeground } from './foreground.ts'
+import type { ForegroundRuns } from './foreground-runs.ts'
 import { localDirectory, worldDirectory } from './launch.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { streamValue } from './output-stream.ts'
@@ -42,27 +43,35 @@ export function worldOf(fs: FileSystem | undefined, runtime: SubprocessRuntime |
   return filesLocal && runtimeIsLocal(runtime) ? { kind: 'local' } : { kind: 'subprocess', runtime }
 }
 
-/** What the worlds are made of: this plugin's local host, its name in messages, the log cap, the default kill's wait. */
+/**
+ * What the worlds are made of: this plugin's local host, its foreground runs, its name in messages, the log cap, the
+ * default kill's wait.
+ */
 export interface WorldParts {
   local: LocalHost
+  runs: ForegroundRuns
   toolName: string
   maxLogBytes: number
   stopGraceMs(): number
 }
 
 /** This host, through our own process layer: a foreground run is marked like a shell, so a leftover is still found. */
-export function localWorld(local: LocalHost): ShellWorld {
+export function localWorld(local: LocalHost, runs: ForegroundRuns): ShellWorld {
   return {
     directory: localDirectory,
     baseEnv: () => scrubbedParentEnv(),
     start: (launch, shellId) => local.start(launch, shellId),
-    run: (launch, options) => runForeground(local.start(launch, `fg-${randomBytes(4).toString('hex')}`), options),
+    run: (launch, options) => runs.run(options.signal, (signal, started) => {
+      const child = local.start(launch, `fg-${randomBytes(4).toString('hex')}`)
+      started(child.processes)
+      return runForeground(child, { ...options, signal })
+    }),
   }
 }
 
 /** Wherever `runtime` runs commands; the cwd is judged by that world's filesystem (with none, its spawn judges). */
 function seamWorld(runtime: SubprocessRuntime, fs: FileSystem | undefined, parts: WorldParts): ShellWorld {
-  const { local, toolName, maxLogBytes } = parts
+  const { local, runs, toolName, maxLogBytes } = parts
   const { runGraceMs, afterKillMs, settleMs } = KILL_POLICY
   const seam = new SeamWorld(runtime, { toolName, maxLogBytes, stopGraceMs: parts.stopGraceMs(), runGraceMs, afterKillMs, settleMs })
   return {
@@ -71,10 +80,10 @@ function seamWorld(runtime: SubprocessRuntime, fs: FileSystem | undefined, parts
     // The provider applies its own base environment.
     baseEnv: () => ({}),
     start: (launch, shellId) => seam.start(launch, local.marks(shellId)),
-    run: async (launch, options) => {
-      const { stdout, stderr, ...run } = await seam.run(launch, { ...options, marks: {} })
+    run: (launch, options) => runs.run(options.signal, async (signal, started) => {
+      const { stdout, stderr, ...run } = await seam.run(launch, { ...options, signal, marks: {}, started })
       return { ...run, stdout: judged(stdout), stderr: judged(stderr) }
-    },
+    }),
   }
 }
 
@@ -85,5 +94,5 @@ const judged = ({ bytes, ...kept }: { text: string, cut: number, bytes: number }
 export function worldFor(ctx: Context, parts: WorldParts): ShellWorld {
   const fs = ctx.get('fs')
   const choice = worldOf(fs, ctx.get('subprocess'))
-  return choice.kind === 'local' ? localWorld(parts.local) : seamWorld(choice.runtime, fs, parts)
+  return choice.kind === 'local' ? localWorld(parts.local, parts.runs) : seamWorld(choice.runtime, fs, parts)
 }
