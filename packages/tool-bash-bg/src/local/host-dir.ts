@@ -62,6 +62,8 @@ export class HostDir {
   /** The per-user directory of every host's record (undefined when it is not ours alone: no records kept). */
   readonly base: string | undefined
   private server: Server | undefined
+  /** Set by remove(): a save still due (the registry's delayed one) must not re-create the record of a host that ended. */
+  private removed = false
 
   /** `start`: this process's start time (the record's proof of life within one PID namespace). */
   constructor(private readonly toolName: string, private readonly start: number) {
@@ -95,7 +97,7 @@ export class HostDir {
 
   /** The crash record: which shells run now. */
   save(shells: readonly string[]): void {
-    if (this.base === undefined) return
+    if (this.base === undefined || this.removed) return
     const record: HostRecord = { pid: process.pid, start: this.start, pidns: this.pidns, mark: `${HOST_MARK}=${this.name}`, shells: [...shells] }
     const file = `${this.logDir}.json`
     try {
@@ -108,6 +110,7 @@ export class HostDir {
   }
 
   remove(): void {
+    this.removed = true
     this.server?.close()
     this.server = undefined
     rmSync(this.logDir, { recursive: true, force: true })

@@ -240,9 +240,9 @@ export class ShellRegistry implements BackgroundShells {
     }
   }
 
-  /** Plugin dispose: the shells and the foreground runs. */
+  /** Plugin dispose: the shells (a kill under way included: this one runs beside it) and the foreground runs. */
   async terminateAll(): Promise<void> {
     const request = this.defaultKill()
-    await Promise.all([this.foreground.stopAll(), ...this.live().map((shell) => shell.terminate(request))])
+    await Promise.all([this.foreground.stopAll(), ...this.live().map((shell) => shell.terminate(request, true))])
   }
 }

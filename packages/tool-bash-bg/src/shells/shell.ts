@@ -115,10 +115,14 @@ export class BackgroundShell {
     return this.record.status === 'running'
   }
 
-  /** A request during a kill shares it, unless it asks for more (force, SIGKILL): then it runs after, if anything survived. */
-  terminate(request: KillRequest): Promise<KillOutcome> {
+  /**
+   * A request during a kill shares it, unless it asks for more (force, SIGKILL): then it runs after, if anything
+   * survived. `urgent` (plugin dispose, whose grace bounds every stop) runs now, beside a kill under way, so a long
+   * kill_shell wait cannot hold the host's exit.
+   */
+  terminate(request: KillRequest, urgent = false): Promise<KillOutcome> {
     const current = this.termination
-    if (current !== undefined) {
+    if (current !== undefined && !urgent) {
       if (escalates(current.request) || !escalates(request)) return current.outcome
       return current.outcome.then((outcome) => outcome.survivors.length === 0 ? outcome : this.terminate(request))
     }
