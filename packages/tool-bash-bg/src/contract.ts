@@ -82,6 +82,8 @@ export interface Caller {
 export interface StopOutcome extends KillOutcome {
   outcome: 'terminated' | 'force-killed' | 'survivors' | 'already-exited'
   shell: ShellSnapshot
+  /** This stop joined one already under way (another call's, a host job_kill's): it sent nothing itself. */
+  joined?: true
 }
 
 /** A tool that stops shells: named in bash_bg's values and /tasks; its `defaultKill` is what a bare host job_kill does. */

@@ -31,6 +31,7 @@ export function valueOf(stop: StopOutcome): KillShellValue {
     survivors: stop.survivors,
     timeout_ms: stop.timeout_ms,
     command: shell.command,
+    ...stop.joined === true ? { joined: true } : {},
     ...stop.outcome === 'already-exited' ? { note: `Shell already ${shell.status === 'running' ? 'exited' : shell.status}` } : {},
     ...stop.world_limits === undefined ? {} : { world_limits: stop.world_limits },
     ...stop.tracking === undefined ? {} : { tracking: stop.tracking },

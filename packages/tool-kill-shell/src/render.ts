@@ -27,9 +27,11 @@ function renderOutcome(value: KillShellValue): string {
     const code = value.exit_code === null ? '' : ` (exit code ${value.exit_code})`
     return `${value.note ?? 'Shell already exited'}: ${id}${code}. No signal sent.`
   }
+  // One call claims a stop; another made meanwhile says it joined that one (it sent nothing of its own).
+  const by = value.joined === true ? 'joined the stop already under way, which ' : ''
   const sent = !value.force_killed
-    ? `sent ${value.signal_sent}`
-    : `sent ${value.signal_sent}, still running after ${value.timeout_ms} ms, then SIGKILL`
+    ? `${by}sent ${value.signal_sent}`
+    : `${by}sent ${value.signal_sent}, still running after ${value.timeout_ms} ms, then SIGKILL`
   if (value.outcome === 'survivors') {
     const why = value.force_killed || value.signal_sent === 'SIGKILL'
       ? ''

@@ -213,6 +213,8 @@ export class ShellRegistry implements BackgroundShells {
       elapsed_ms: 0, timeout_ms: request.timeoutMs, survivors: [], shell: await shell.settled,
     })
     if (!shell.running) return exited()
+    // Judged before the host job's cancel can start a kill: one call claims a stop, any other made meanwhile joins it.
+    const joined = shell.joins(request)
     const jobId = shell.record.job_id
     const jobs = jobId === undefined ? undefined : this.options.jobs()
     if (jobId !== undefined && jobs !== undefined) {
@@ -237,6 +239,7 @@ export class ShellRegistry implements BackgroundShells {
       exit_code: snapshot.exit_code ?? outcome.exit_code,
       elapsed_ms: elapsed(),
       shell: snapshot,
+      ...joined ? { joined: true as const } : {},
     }
   }
 

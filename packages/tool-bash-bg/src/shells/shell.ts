@@ -115,6 +115,12 @@ export class BackgroundShell {
     return this.record.status === 'running'
   }
 
+  /** Whether `request`, made now, would share the kill under way rather than send anything itself. */
+  joins(request: KillRequest): boolean {
+    const current = this.termination
+    return current !== undefined && (escalates(current.request) || !escalates(request))
+  }
+
   /**
    * A request during a kill shares it, unless it asks for more (force, SIGKILL): then it runs after, if anything
    * survived. `urgent` (plugin dispose, whose grace bounds every stop) runs now, beside a kill under way, so a long
@@ -123,7 +129,7 @@ export class BackgroundShell {
   terminate(request: KillRequest, urgent = false): Promise<KillOutcome> {
     const current = this.termination
     if (current !== undefined && !urgent) {
-      if (escalates(current.request) || !escalates(request)) return current.outcome
+      if (this.joins(request)) return current.outcome
       return current.outcome.then((outcome) => outcome.survivors.length === 0 ? outcome : this.terminate(request))
     }
     const kill = async (): Promise<KillOutcome> => {
