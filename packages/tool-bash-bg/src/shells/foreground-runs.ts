@@ -15,6 +15,8 @@ interface Tracked {
 export class ForegroundRuns {
   private readonly stopping = new AbortController()
   private readonly runs = new Set<Tracked>()
+  /** The last start's turn: starts go one per turn of the event loop. */
+  private turns: Promise<void> = Promise.resolve()
 
   constructor(private readonly toolName: string) {}
 
@@ -30,6 +32,7 @@ export class ForegroundRuns {
     const tracked: Tracked = { ended }
     this.runs.add(tracked)
     try {
+      await this.turn()
       const result = await body(AbortSignal.any([signal, this.stopping.signal]), (target) => { tracked.target = target })
       if (!result.aborted || signal.aborted) return result
       throw new HarnessError(
@@ -40,6 +43,16 @@ export class ForegroundRuns {
       this.runs.delete(tracked)
       end?.()
     }
+  }
+
+  /**
+   * Resolves in a turn of the event loop of its own, after every earlier start's: a spawn (and a local run's cgroup and
+   * /proc set-up) is synchronous, so a burst of calls started in one turn would hold the loop for all of them at once.
+   */
+  private turn(): Promise<void> {
+    const mine = this.turns.then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    this.turns = mine
+    return mine
   }
 
   /** What host exit stops: every run's processes. */
