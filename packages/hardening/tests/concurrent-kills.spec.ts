@@ -3,26 +3,14 @@
  * one claims the stop and the other says it joined it, in its value (`joined: true`) and its text, in both
  * compositions, on a real shell that ignores SIGTERM (so the first stop is still under way when the second comes).
  */
-import { readdirSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
 import * as KillShell from '../../tool-kill-shell/src/index.ts'
 import { withinMs } from '../src/budget.ts'
 import { SeamRuntime } from '../src/compositions.ts'
-import { until } from '../src/procs.ts'
+import { pidsWithToken as running, uniqueToken, until } from '../src/procs.ts'
 
-/** Live pids whose command line holds `token`, other than this process. */
-function running(token: string): number[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid).flatMap((entry) => {
-    try {
-      const state = readFileSync(`/proc/${entry}/stat`, 'latin1').split(') ').at(-1)?.[0]
-      return state !== 'Z' && readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(token) ? [Number(entry)] : []
-    } catch {
-      return []
-    }
-  })
-}
 
 const WORLDS = [{ name: 'the local process layer', seam: false }, { name: 'ctx.subprocess', seam: true }] as const
 
@@ -39,7 +27,7 @@ describe.each(WORLDS)('two kill_shell calls on one shell at once, through $name'
   afterAll(async () => { await host.dispose() })
 
   it('one claims the stop, the other says it joined it; the shell is gone', async () => {
-    const sleep = `${600 + Math.floor(Math.random() * 300)}.${Math.floor(Math.random() * 1e6)}`
+    const sleep = uniqueToken()
     const started = await execTool(host.ctx, 'bash_bg', { command: `trap '' TERM; sleep ${sleep}; true`, run_in_background: true })
     const { shell_id } = started.value as { shell_id: string }
     await until(() => running(sleep).length === 2, 'the shell to start its sleep')

@@ -5,30 +5,18 @@
  * and answers the call, and SIGTERM, SIGINT and SIGHUP to a real host process leave no process of the command behind.
  */
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bootHost, execTool, textOf, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
 import { withinMs } from '../src/budget.ts'
 import { SeamRuntime } from '../src/compositions.ts'
-import { until } from '../src/procs.ts'
+import { pidsWithToken as running, uniqueToken, until } from '../src/procs.ts'
 
-/** Pids whose command line holds `token` (the command's bash and its sleep), other than this process. */
-function running(token: string): number[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid).flatMap((entry) => {
-    try {
-      const state = readFileSync(`/proc/${entry}/stat`, 'latin1').split(') ').at(-1)?.[0]
-      return state !== 'Z' && readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(token) ? [Number(entry)] : []
-    } catch {
-      return []
-    }
-  })
-}
 
 /** A sleep no other process runs: its odd duration is the token /proc is searched for. */
 function uniqueSleep(): { command: string, token: string } {
-  const token = `${600 + Math.floor(Math.random() * 300)}.${Math.floor(Math.random() * 1e6)}`
+  const token = uniqueToken()
   return { command: `sleep ${token}`, token }
 }
 

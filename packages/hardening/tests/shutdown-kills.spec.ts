@@ -5,7 +5,7 @@
  * delayed save re-wrote it after the host directory was removed; now a removed host directory takes no save. Both
  * compositions, real processes, found in /proc by a token no other process carries.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { bootHost, execTool, type Host } from '@gencode-ai/testkit'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
@@ -13,21 +13,8 @@ import type { ShellRegistry } from '../../tool-bash-bg/src/shells/registry.ts'
 import * as KillShell from '../../tool-kill-shell/src/index.ts'
 import { withinMs } from '../src/budget.ts'
 import { SeamRuntime } from '../src/compositions.ts'
-import { until } from '../src/procs.ts'
+import { pidsWithToken as running, uniqueToken, until } from '../src/procs.ts'
 
-/** Live pids whose command line holds `token`, other than this process. */
-function running(token: string): number[] {
-  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid).flatMap((entry) => {
-    try {
-      const state = readFileSync(`/proc/${entry}/stat`, 'latin1').split(') ').at(-1)?.[0]
-      return state !== 'Z' && readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(token) ? [Number(entry)] : []
-    } catch {
-      return []
-    }
-  })
-}
-
-const token = () => `${600 + Math.floor(Math.random() * 300)}.${Math.floor(Math.random() * 1e6)}`
 
 const WORLDS = [{ name: 'the local process layer', seam: false }, { name: 'ctx.subprocess', seam: true }] as const
 
@@ -45,7 +32,7 @@ describe.each(WORLDS)('stops at shutdown, through $name', ({ seam }) => {
 
   it('a dispose during kill_shell timeout=60000 on a TERM-ignoring shell ends within its own grace; both calls end, nothing is left', async () => {
     const { ctx, fiber } = await boot()
-    const sleep = token()
+    const sleep = uniqueToken()
     // `; true` keeps bash as the sleep's parent: two processes, the sleep started only once the trap is set.
     const started = await execTool(ctx, 'bash_bg', { command: `trap '' TERM; sleep ${sleep}; true`, run_in_background: true })
     const { shell_id } = started.value as { shell_id: string }
@@ -63,7 +50,7 @@ describe.each(WORLDS)('stops at shutdown, through $name', ({ seam }) => {
     const { ctx, fiber } = await boot()
     const registry = ctx.get('backgroundShells') as ShellRegistry
     const record = `${registry.logDir}.json`
-    const sleep = token()
+    const sleep = uniqueToken()
     await execTool(ctx, 'bash_bg', { command: `sleep ${sleep}`, run_in_background: true })
     await until(() => running(sleep).length > 0, 'the shell to start')
     expect(existsSync(record)).toBe(true)
