@@ -113,6 +113,32 @@ describe('ProcessGroup on a scripted process table', () => {
     expect(killed).toEqual(['SIGKILL'])
   })
 
+  it('an empty cgroup while its group lives counts the group (a process root moved out); a reused group id never', async () => {
+    const table = new Table()
+      .add(500, { pgrp: 500, session: 400, start: 1000, env: [] })
+      .add(600, { pgrp: 500, session: 400, start: 1001, env: [] })
+    const leader = new FakeLeader(500)
+    const cgroup = {
+      kind: 'cgroup-v2' as const, path: '/cg/s2', wrap: (argv: [string, ...string[]]) => argv,
+      adopt: () => false, remove: () => true, pids: () => [500].filter((pid) => table.procs.has(pid)), signal: () => 0,
+    }
+    const group = new ProcessGroup(leader, MARKS, new ProcessCensus(table), KILL_POLICY, cgroup)
+    expect(group.census()).toEqual([500])
+    // 600 (env -i) moved itself out of the cgroup; the leader exits: the cgroup is empty, the group is not.
+    table.procs.delete(500)
+    leader.exit(0)
+    await group.exited
+    expect(group.census()).toEqual([600])
+    expect(group.signal('SIGKILL')).toBe(true)
+    expect(table.sent).toContainEqual([-500, 'SIGKILL'])
+    // Had pid 500 gone to a new group's leader, that group is not ours: nothing counted or signalled.
+    table.procs.delete(600)
+    table.add(500, { pgrp: 500, session: 500, start: 5000, env: [] }).add(501, { pgrp: 500, session: 500, start: 5001, env: [] })
+    table.sent.length = 0
+    expect(group.census()).toEqual([])
+    expect(table.sent).toEqual([])
+  })
+
   it('never counts or signals the host or its ancestors, even carrying the marks', () => {
     const { table, group } = shell()
     table.add(process.ppid, { pgrp: process.ppid, session: process.ppid, start: 2000, env: [MARK, HOST] })

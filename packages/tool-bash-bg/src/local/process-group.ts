@@ -98,8 +98,9 @@ export class ProcessGroup {
   private cgroupLook(): ScanResult | undefined {
     if (!this.join() || this.cgroup === undefined) return undefined
     // One small file says whether anything is left, nested cgroups included: no member list, no stat.
-    if (this.cgroup.populated?.() === false) return nothing()
+    if (this.cgroup.populated?.() === false) return this.escaped() ?? nothing()
     const pids = this.cgroup.pids()
+    if (pids.length === 0) return this.escaped() ?? nothing()
     const found: ScanResult = { group: [], marked: [] }
     const guarded = this.proc.protectedPids()
     const groupKnown = this.phase.name !== 'group-gone'
@@ -110,6 +111,22 @@ export class ProcessGroup {
       else found.marked.push(pid)
     }
     return found
+  }
+
+  /**
+   * An empty cgroup while the group still has members: they left the cgroup (root can move a process, as systemd-run
+   * does), so the group's members by a /proc scan are the shell's. Undefined when the group is gone too (one syscall).
+   */
+  private escaped(): ScanResult | undefined {
+    if (this.phase.name === 'group-gone' || !this.proc.sys.groupExists(this.pgid)) return undefined
+    // Once the leader exited, a group id whose pid another process holds is that process's group (the kernel reuses a
+    // pid only once nothing uses it as a group id): never ours to count or signal.
+    const leaderGone = this.phase.name !== 'leader-alive'
+    const holder = leaderGone ? this.proc.startTime(this.pgid) : undefined
+    if (holder !== undefined && holder !== this.leaderStart) return undefined
+    const [found] = this.proc.scan([{ pgid: this.pgid, leaderStart: this.leaderStart, group: true, marks: [] }])
+    if (found === undefined || found.group.length === 0 || (leaderGone && found.group.includes(this.pgid))) return undefined
+    return { group: found.group, marked: [] }
   }
 
   get leaderExit(): LeaderExit | undefined {
@@ -303,8 +320,9 @@ export class ProcessGroup {
   /** A joined cgroup with nothing left in it (one file read): the shell is empty, recorded as a census records it. */
   private cgroupEmptied(): boolean {
     if (!this.joined || this.cgroup?.populated?.() !== false) return false
-    this.observe(nothing())
-    return true
+    const escaped = this.escaped()
+    this.observe(escaped ?? nothing())
+    return escaped === undefined
   }
 
   /** A kill's wait in a watched cgroup: woken by the flip to empty; a doubling timer's census delivers what is owed. */
