@@ -145,7 +145,7 @@ export class LocalHost {
       onExit(signal)
       this.unguard?.()
       // The last of our guards restores the default action: the process ends by this signal.
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+      if (process.listenerCount(signal) === 0) this.sys.signal(process.pid, signal)
     }
     onExit[OURS] = true
     onSignal[OURS] = true
