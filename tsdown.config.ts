@@ -3,13 +3,13 @@ import { fileURLToPath } from 'node:url'
 import { defineConfig, type UserConfig } from 'tsdown'
 
 /**
- * Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser), named as the
- * output beside the index that the thread starts (`pdf-worker.js`).
+ * Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser, bash_bg's
+ * matcher), each built to `dist/<name>.js` beside the index (named where the source sits in a subfolder).
  */
 const PLUGINS: Record<string, string[] | Record<string, string>> = {
   'tool-list-dir': ['src/index.ts'],
   'tool-read': { 'index': 'src/index.ts', 'pdf-worker': 'src/formats/pdf/pdf-worker.ts' },
-  'tool-bash-bg': ['src/index.ts'],
+  'tool-bash-bg': { 'index': 'src/index.ts', 'match-worker': 'src/tool/match-worker.ts' },
   'tool-kill-shell': ['src/index.ts'],
 }
 

@@ -1,6 +1,7 @@
 // Runs every benchmark in turn (each reports ratios against a baseline measured in the same run).
 //   npm run bench            all of them
-//   npm run bench -- read    one of: list-dir, list-dir-gitignore, list-dir-where, read, read-formats, bash-bg, kill-shell
+//   npm run bench -- read    one of: list-dir, list-dir-gitignore, list-dir-where, read, read-formats, bash-bg,
+//                            bash-bg-wait-for, kill-shell
 // The plugins must be built first (npm test or npm start does it; or npx -y pnpm@9.15.9 run build).
 import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
@@ -14,6 +15,7 @@ const benches = {
   'read': [process.execPath, ['--expose-gc', 'bench/read/run.mjs']],
   'read-formats': [process.execPath, ['--expose-gc', 'bench/read/formats.mjs']],
   'bash-bg': [process.execPath, ['bench/bash-bg/run.mjs']],
+  'bash-bg-wait-for': ['npx', ['tsx', 'bench/bash-bg/wait-for.ts']],
   'kill-shell': [process.execPath, ['bench/kill-shell/run.mjs']],
 }
 const wanted = process.argv.slice(2)

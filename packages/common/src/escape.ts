@@ -12,6 +12,13 @@
 // oxlint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\u2500-\u257f\ufeff\ud800-\udfff]/u
 const UNSAFE_ALL = new RegExp(`${UNSAFE.source}|\\\\`, 'gu')
+/**
+ * In a command's text output: the controls of UNSAFE but tab and line feed, and its invisible format characters; not
+ * box drawing (tables and trees are what output holds) and no surrogates (output is decoded with U+FFFD).
+ */
+// oxlint-disable-next-line no-control-regex -- matching control characters is the point
+const TEXT_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/
+const TEXT_UNSAFE_ALL = new RegExp(`${TEXT_UNSAFE.source}|\\\\`, 'g')
 /** A raw byte of a name: the surrogate-escaped form of a byte that is not valid UTF-8. */
 const RAW_BYTE = /[\udc80-\udcff]/u
 const ESCAPE = /\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]{1,6}\}|\\)/
@@ -30,6 +37,20 @@ export function escapeName(value: string): string {
     if (code < 0x80) return `\\x${hex2(code)}`
     if (code >= 0xdc80 && code <= 0xdcff) return `\\x${hex2(code - 0xdc00)}`
     return `\\u{${code.toString(16)}}`
+  })
+}
+
+/**
+ * A command's text output as model text: escaped as `escapeName` escapes (a backslash doubled only beside another
+ * escape), but lines stay lines: tab and LF as they are, CRLF as LF; a lone CR, ESC, BEL and the rest escaped.
+ */
+export function escapeText(text: string): string {
+  const lines = text.replaceAll('\r\n', '\n')
+  if (!TEXT_UNSAFE.test(lines)) return lines
+  return lines.replace(TEXT_UNSAFE_ALL, (char) => {
+    if (char === '\\') return '\\\\'
+    const code = char.codePointAt(0) as number
+    return code < 0x80 ? `\\x${hex2(code)}` : `\\u{${code.toString(16)}}`
   })
 }
 

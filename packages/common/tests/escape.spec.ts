@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { echo, escapeName, fsPath, nameFromBytes, unescapeName } from '../src/escape.ts'
+import { echo, escapeName, escapeText, fsPath, nameFromBytes, unescapeName } from '../src/escape.ts'
 
 describe('escapeName', () => {
   it('leaves ordinary names alone, backslashes and emoji included', () => {
@@ -14,6 +14,19 @@ describe('escapeName', () => {
     expect(escapeName('x\\y\t')).toBe('x\\\\y\\x09')
     expect(escapeName(nameFromBytes(Buffer.from([0x61, 0xff, 0xc3, 0x28])))).toBe('a\\xff\\xc3(')
     expect(escapeName('\ud800')).toBe('\\u{d800}')
+  })
+})
+
+describe('escapeText', () => {
+  it('leaves text alone: lines, tabs, backslashes, box drawing; a CRLF end becomes LF', () => {
+    for (const text of ['a\\b\n', 'col\tcol\n├── dir\n', '日本語 café 😀', '']) expect(escapeText(text)).toBe(text)
+    expect(escapeText('one\r\ntwo\r\n')).toBe('one\ntwo\n')
+  })
+
+  it('escapes ESC, BEL, a lone CR, NUL, DEL, C1, separators and bidi controls; doubles a backslash only beside them', () => {
+    expect(escapeText('\x1b[31mred\x1b[0m\x07 10%\r50%\r\n')).toBe('\\x1b[31mred\\x1b[0m\\x07 10%\\x0d50%\n')
+    expect(escapeText('a\u0000b\x7fc\u0085d\u2028e\u202ef\ufeff')).toBe('a\\x00b\\x7fc\\u{85}d\\u{2028}e\\u{202e}f\\u{feff}')
+    expect(escapeText('C:\\dir\x1b')).toBe('C:\\\\dir\\x1b')
   })
 })
 

@@ -61,3 +61,20 @@ export async function until(check: () => boolean, what: string, boundMs = 20_000
 export function sq(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`
 }
+
+/** Live pids whose command line holds `token` (a command's odd argument no other process carries), other than this process. */
+export function pidsWithToken(token: string): number[] {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid).flatMap((entry) => {
+    try {
+      const state = stateOf(entry)
+      return state !== undefined && state !== 'Z' && state !== 'X' && readFileSync(`/proc/${entry}/cmdline`, 'latin1').includes(token) ? [Number(entry)] : []
+    } catch {
+      return []
+    }
+  })
+}
+
+/** A number no other process's command line holds: a sleep's duration that /proc can be searched for. */
+export function uniqueToken(): string {
+  return `${600 + Math.floor(Math.random() * 300)}.${Math.floor(Math.random() * 1e6)}`
+}

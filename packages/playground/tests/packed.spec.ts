@@ -155,7 +155,7 @@ describe('each packed plugin, installed alone', () => {
     }
   })
 
-  it('bash_bg and kill_shell load from their tarballs (kill_shell beside its bash_bg peer) and run', async () => {
+  it('bash_bg and kill_shell load from their tarballs (kill_shell beside its bash_bg peer) and run, wait_for\'s matching thread included', async () => {
     const pkg = await installAlone('tool-kill-shell')
     const cwd = join(dir, 'work-shell')
     await mkdir(cwd, { recursive: true })
@@ -166,6 +166,9 @@ describe('each packed plugin, installed alone', () => {
       expect(ctx.tools.get('bash_bg')).toBeDefined()
       expect(ctx.tools.get('kill_shell')).toBeDefined()
       expect(textOf(await execTool(ctx, 'bash_bg', { command: 'echo packed' }))).toContain('packed')
+      // wait_for matches on a thread that loads match-worker.js from beside the bundle.
+      const waited = await execTool(ctx, 'bash_bg', { command: 'echo packed-ready; sleep 30', run_in_background: true, wait_for: '^packed-ready$' })
+      expect(textOf(waited)).toContain('Matched wait_for: packed-ready')
       expect(textOf(await execTool(ctx, 'kill_shell', { shell_id: 'bg-none' }))).toContain('Shell not found: bg-none')
     } finally {
       await ctx.fiber.dispose()

@@ -1,8 +1,47 @@
-// The `backgroundShells` service contract: what tool-kill-shell and tool-read may call. Consumers import these
-// types only and `inject` the service; nothing here names the implementation.
-import type { KillOutcome, KillRequest, KillSignal } from './shell-processes.ts'
+// The `backgroundShells` service contract: what tool-kill-shell and tool-read may call, and the kill and launch
+// vocabulary every room of this package speaks. Consumers import these types only and `inject` the service; this
+// file imports nothing.
 
-export type { KillOutcome, KillRequest, KillSignal }
+export type KillSignal = 'SIGTERM' | 'SIGKILL' | 'SIGINT'
+
+/** The first signal, whether to escalate to SIGKILL, and the wait before it. */
+export interface KillRequest {
+  signal: KillSignal
+  force: boolean
+  timeoutMs: number
+}
+
+/** How the local world knows a shell's processes: a cgroup per shell, or its group and environment marks (README). */
+export type Tracking = 'cgroup' | 'marks'
+
+/** What a kill did, measured in the shell's world ('none': it was already empty). */
+export interface KillOutcome {
+  signal_sent: KillSignal | 'none'
+  force_killed: boolean
+  exit_code: number | null
+  elapsed_ms: number
+  /** The wait before SIGKILL of the kill that ran (a shared kill's, not the request's). */
+  timeout_ms: number
+  survivors: number[]
+  /** The local world's tracking in force (absent in another world: `world_limits` says what it cannot promise). */
+  tracking?: Tracking
+  /** Set for a shell of another execution world: what its one stop cannot promise. */
+  world_limits?: string
+}
+
+/** How and when a command's leader (the `bash -c` process, or the sandbox runner) ended. */
+export interface LeaderExit {
+  code: number | null
+  signal: string | null
+  at: Date
+}
+
+/** What to spawn. `env`: the whole environment in the local world; only the explicit entries in another. */
+export interface Launch {
+  argv: [string, ...string[]]
+  cwd: string
+  env: NodeJS.ProcessEnv
+}
 
 export type ShellStatus = 'running' | 'completed' | 'killed' | 'error'
 
@@ -43,6 +82,8 @@ export interface Caller {
 export interface StopOutcome extends KillOutcome {
   outcome: 'terminated' | 'force-killed' | 'survivors' | 'already-exited'
   shell: ShellSnapshot
+  /** This stop joined one already under way (another call's, a host job_kill's): it sent nothing itself. */
+  joined?: true
 }
 
 /** A tool that stops shells: named in bash_bg's values and /tasks; its `defaultKill` is what a bare host job_kill does. */
@@ -64,9 +105,8 @@ export interface BackgroundShells {
   /** How a shell is doing, in a few words ('running 5m12s, 12.3 KiB, last 3s ago'). */
   liveness(shell: ShellSnapshot): string
   /**
-   * Stop one shell: through the host jobs when it is a host job (so the host records the kill), else
-   * directly; a kill already under way is shared. Resolves once the kill is measured (and, when nothing
-   * survived, the shell settled). Rejects SHELL_NOT_FOUND, SHELL_FOREIGN, SHELL_PROTECTED_PID.
+   * Stop one shell: a host job through the host jobs (which record the kill), else directly; a kill under way is shared.
+   * Resolves once measured (and settled, if nothing survived). Rejects SHELL_NOT_FOUND, SHELL_FOREIGN, SHELL_PROTECTED_PID.
    */
   stop(id: string, request: KillRequest, caller: Caller | undefined): Promise<StopOutcome>
   /** Resolves once every process of the shell is gone and its log flushed. */

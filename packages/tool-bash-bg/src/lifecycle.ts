@@ -1,58 +1,42 @@
-// The registry lives and dies with the plugin; on exit, SIGTERM and SIGINT every shell is killed synchronously,
-// and the signal re-raised only when no other listener handles it (a host that traps SIGINT keeps its behaviour).
+// The plugin's life: one local host (its directory, cgroups, leftovers and exit hook) and one shell registry, made at
+// apply and disposed with the plugin, so a reload leaves one of each.
 import type { Context } from '@deepseek-ai/cordis'
-import { closeShellCgroups, pruneShellCgroups } from './cgroup.ts'
-import { hostJobsOf } from './jobs-adapter.ts'
-import { openHostDir, reapBySocket, reapLeftovers } from './leftovers.ts'
-import { ShellRegistry } from './registry.ts'
+import type { Config } from './config.ts'
+import { LocalHost } from './local/host.ts'
+import { hostJobsOf } from './shells/jobs-adapter.ts'
+import { KILL_POLICY } from './shells/kill-policy.ts'
+import { ShellRegistry } from './shells/registry.ts'
+import type { WorldParts } from './shells/world.ts'
 
-const SIGNALS = ['SIGTERM', 'SIGINT'] as const
-/** Tags our listeners across module copies (HMR loads a fresh copy of this file). */
-const OURS = Symbol.for('@gencode-ai/dsh-tool-bash-bg/exit-guard')
-
-type Tagged = ((signal: NodeJS.Signals) => void) & { [OURS]?: true }
-
-export function startRegistry(ctx: Context, keepFinishedMs: number): ShellRegistry {
-  const host = openHostDir()
-  const registry = new ShellRegistry({ host, keepFinishedMs, jobs: () => hostJobsOf(ctx.get('jobs')) })
-  registry.noteLeftovers(reapLeftovers(host))
-  // Hosts of other PID namespaces: proven dead by their socket, off the boot path.
-  void reapBySocket(host).then((stopped) => registry.noteLeftovers(stopped), () => {})
-  let done = false
-  const onExit: Tagged = () => {
-    if (done) return
-    done = true
-    registry.terminateAllSync(250)
-    // What no shell record covers (a foreground run under way) goes with its cgroup.
-    closeShellCgroups(250)
-    host.remove()
-  }
-  const onSignal: Tagged = (signal: NodeJS.Signals) => {
-    if (process.listeners(signal).some((listener) => (listener as Tagged)[OURS] !== true)) return
-    onExit(signal)
-    uninstall()
-    // The last of our guards restores the default action: the process ends by this signal.
-    if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
-  }
-  onExit[OURS] = true
-  onSignal[OURS] = true
-  process.on('exit', onExit)
-  for (const signal of SIGNALS) process.on(signal, onSignal)
-  function uninstall() {
-    process.off('exit', onExit)
-    for (const signal of SIGNALS) process.off(signal, onSignal)
-  }
+export function startShells(ctx: Context, config: Config): { registry: ShellRegistry, worlds: WorldParts } {
+  const { toolName } = config
+  const local = new LocalHost(toolName, KILL_POLICY)
+  const registry = new ShellRegistry({
+    toolName,
+    host: local.dir,
+    keepFinishedMs: config.keepFinishedMs,
+    maxLogBytes: config.maxLogBytes,
+    readLimit: config.maxOutputBytes,
+    jobs: () => hostJobsOf(ctx.get('jobs')),
+    jobKill: () => ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill',
+  })
+  // Hosts of other PID namespaces are judged by their socket, off the boot path.
+  const reaped = local.reap()
+  registry.noteLeftovers(reaped.now)
+  void reaped.later.then((stopped) => registry.noteLeftovers(stopped), () => {})
+  local.guardExit(() => registry.exitTargets())
   ctx.effect(() => async () => {
-    uninstall()
     // The kills wait on unref'd timers: hold the event loop until they are done, or a host with nothing else to do exits mid-dispose.
     const hold = setInterval(() => {}, 60_000)
     try {
       await registry.terminateAll()
-      pruneShellCgroups()
     } finally {
       clearInterval(hold)
     }
-    host.remove()
+    local.dispose()
   }, 'tool-bash-bg shells')
-  return registry
+  const worlds = {
+    local, runs: registry.foreground, toolName, maxLogBytes: config.maxLogBytes, stopGraceMs: () => registry.defaultKill().timeoutMs,
+  }
+  return { registry, worlds }
 }

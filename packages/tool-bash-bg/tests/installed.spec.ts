@@ -11,8 +11,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type {} from '@deepseek-ai/dsh-tools'
 import CommandRuntime from '@deepseek-ai/dsh-commands'
 import { bootComposition, bundlePatch, execTool, textOf, type Composition } from '@gencode-ai/testkit'
-import { newShellCgroup } from '../src/cgroup.ts'
-import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { bootBashBg, marker, newShellCgroup, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 const pkgDir = join(dirname(fileURLToPath(import.meta.url)), '..')
 const pkg = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { name: string, exports: { '.': { default: string } }, dsh: { bundle: { patch: string } } }

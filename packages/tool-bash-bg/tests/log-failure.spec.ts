@@ -2,11 +2,14 @@ import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, openSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { execTool, makeTmpDir, removeTmpDir, textOf } from '@gencode-ai/testkit'
-import { BackgroundShell } from '../src/background.ts'
-import { localWorld } from '../src/local-world.ts'
-import { LogWriter } from '../src/log-writer.ts'
+import { LocalHost } from '../src/local/host.ts'
+import { KILL_POLICY } from '../src/shells/kill-policy.ts'
+import type { LogWriter } from '../src/shells/log-writer.ts'
+import { BackgroundShell } from '../src/shells/shell.ts'
+import { ForegroundRuns } from '../src/shells/foreground-runs.ts'
+import { localWorld } from '../src/shells/world.ts'
 import { bootBashBg, peek, until, type BgHost } from './harness.ts'
 
 const dirs: string[] = []
@@ -18,6 +21,8 @@ function failWrites(writer: LogWriter): void {
 }
 
 describe('a log that cannot be written', () => {
+  const local = new LocalHost('bash_bg', KILL_POLICY)
+  afterAll(() => local.dispose())
   it('stops capture, says why, and the shell ends in status error (job outcome failed)', async () => {
     const dir = await makeTmpDir('bg-fail-')
     dirs.push(dir)
@@ -28,9 +33,9 @@ describe('a log that cannot be written', () => {
       launch: { argv: ['bash', '-c', 'sleep 0.2; echo out'], cwd: dir, env: process.env },
       outputFile: join(dir, 'bg-fail01.log'),
       maxLogBytes: 1024,
-      world: localWorld,
+      world: localWorld(local, new ForegroundRuns('bash_bg')),
       cancelRequest: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
-      hostMark: 'DSH_BG_HOST=test',
+      toolName: 'bash_bg',
     })
     failWrites((shell as unknown as { writer: LogWriter }).writer)
     const record = await shell.settled
@@ -51,9 +56,9 @@ describe('a log that cannot be written', () => {
       launch: { argv: ['bash', '-c', 'echo \0'], cwd: dir, env: process.env },
       outputFile,
       maxLogBytes: 1024,
-      world: localWorld,
+      world: localWorld(local, new ForegroundRuns('bash_bg')),
       cancelRequest: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
-      hostMark: 'DSH_BG_HOST=test',
+      toolName: 'bash_bg',
     })).toThrow(/could not start bash/)
     const { existsSync } = await import('node:fs')
     expect(existsSync(outputFile)).toBe(false)

@@ -7,8 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import LocalSandboxProvider from '@deepseek-ai/dsh-sandbox-local'
 import SandboxPolicyService from '@deepseek-ai/dsh-sandbox-policy'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { newShellCgroup } from '../src/cgroup.ts'
-import { bootBashBg, membersOf, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { bootBashBg, membersOf, newShellCgroup, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 let host: BgHost | undefined
 const strays: number[] = []

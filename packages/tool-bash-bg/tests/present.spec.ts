@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { presentCall, presentResult } from '../src/present.ts'
+import { presentCall, presentResult } from '../src/tool/present.ts'
 
 const text = (value: string) => [{ type: 'text' as const, text: value }]
 

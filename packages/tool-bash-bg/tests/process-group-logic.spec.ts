@@ -2,63 +2,10 @@
 // real-process tests in process-group.spec.ts, which stay the judge.
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { ProcessGroup } from '../src/process-group.ts'
-import type { PidAllocation, ProcessSyscalls } from '../src/syscalls.ts'
-
-type Proc = { pgrp: number, session: number, start: number, state?: string, env?: string[] }
-
-/** A process table and a kernel that delivers signals to it; every signal sent is recorded. */
-class Table implements ProcessSyscalls {
-  readonly procs = new Map<number, Proc>()
-  readonly sent: [number, string][] = []
-  /** Signals that end a process; anything else is ignored (a process trapping it). */
-  fatal = new Set(['SIGTERM', 'SIGKILL'])
-  onDeath: (pid: number) => void = () => {}
-  /** The allocator's state; undefined: unreadable (every census stats every process). */
-  alloc: PidAllocation | undefined
-  /** Stat reads of the table's processes. */
-  stats = 0
-
-  add(pid: number, proc: Proc): this {
-    this.procs.set(pid, proc)
-    return this
-  }
-
-  pids(): number[] {
-    return [...this.procs.keys()]
-  }
-
-  allocation(): PidAllocation | undefined {
-    return this.alloc === undefined ? undefined : { ...this.alloc }
-  }
-
-  stat(pid: number): string | undefined {
-    const proc = this.procs.get(pid)
-    // Reads of the table's own processes (the host's ancestry walk reads pids outside it).
-    if (proc !== undefined) this.stats++
-    if (proc === undefined) return undefined
-    // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime prio nice threads itreal starttime
-    const fields = [proc.state ?? 'S', 1, proc.pgrp, proc.session, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 20, 0, 1, 0, proc.start]
-    return `${pid} (odd) name) ${fields.join(' ')} 0 0\n`
-  }
-
-  environ(pid: number): string | undefined {
-    const proc = this.procs.get(pid)
-    return proc === undefined ? undefined : `${(proc.env ?? []).join('\0')}\0`
-  }
-
-  groupExists(pgid: number): boolean {
-    return [...this.procs.values()].some((proc) => proc.pgrp === pgid)
-  }
-
-  signal(pid: number, signal: NodeJS.Signals): boolean {
-    this.sent.push([pid, signal])
-    const group = [...this.procs].filter(([, proc]) => proc.pgrp === -pid).map(([each]) => each)
-    const targets = pid < 0 ? group : this.procs.has(pid) ? [pid] : []
-    if (this.fatal.has(signal)) for (const each of targets) { this.procs.delete(each); this.onDeath(each) }
-    return targets.length > 0
-  }
-}
+import { ProcessCensus, type ScanTarget } from '../src/local/proc-census.ts'
+import { ProcessGroup } from '../src/local/process-group.ts'
+import { KILL_POLICY } from '../src/shells/kill-policy.ts'
+import { Table } from './process-table.ts'
 
 class FakeLeader extends EventEmitter {
   constructor(readonly pid: number) {
@@ -82,7 +29,7 @@ function shell(marks: readonly string[] = MARKS): { table: Table, leader: FakeLe
   const leader = new FakeLeader(500)
   // The kernel reports the leader's death to its parent (Node's 'exit' event), asynchronously.
   table.onDeath = (pid) => { if (pid === 500) setImmediate(() => leader.exit(null, 'SIGTERM')) }
-  return { table, leader, group: new ProcessGroup(leader, marks, table) }
+  return { table, leader, group: new ProcessGroup(leader, marks, new ProcessCensus(table), KILL_POLICY) }
 }
 
 describe('ProcessGroup on a scripted process table', () => {
@@ -158,12 +105,38 @@ describe('ProcessGroup on a scripted process table', () => {
         return members.length
       },
     }
-    const group = new ProcessGroup(new FakeLeader(500), MARKS, table, cgroup)
+    const group = new ProcessGroup(new FakeLeader(500), MARKS, new ProcessCensus(table), KILL_POLICY, cgroup)
     // 700 cleared its environment and left the group; 800 carries the marks but is not in the cgroup (not ours).
     expect(group.census()).toEqual([500, 700])
     expect(group.tracking).toBe('cgroup')
     expect(group.signal('SIGKILL')).toBe(true)
     expect(killed).toEqual(['SIGKILL'])
+  })
+
+  it('an empty cgroup while its group lives counts the group (a process root moved out); a reused group id never', async () => {
+    const table = new Table()
+      .add(500, { pgrp: 500, session: 400, start: 1000, env: [] })
+      .add(600, { pgrp: 500, session: 400, start: 1001, env: [] })
+    const leader = new FakeLeader(500)
+    const cgroup = {
+      kind: 'cgroup-v2' as const, path: '/cg/s2', wrap: (argv: [string, ...string[]]) => argv,
+      adopt: () => false, remove: () => true, pids: () => [500].filter((pid) => table.procs.has(pid)), signal: () => 0,
+    }
+    const group = new ProcessGroup(leader, MARKS, new ProcessCensus(table), KILL_POLICY, cgroup)
+    expect(group.census()).toEqual([500])
+    // 600 (env -i) moved itself out of the cgroup; the leader exits: the cgroup is empty, the group is not.
+    table.procs.delete(500)
+    leader.exit(0)
+    await group.exited
+    expect(group.census()).toEqual([600])
+    expect(group.signal('SIGKILL')).toBe(true)
+    expect(table.sent).toContainEqual([-500, 'SIGKILL'])
+    // Had pid 500 gone to a new group's leader, that group is not ours: nothing counted or signalled.
+    table.procs.delete(600)
+    table.add(500, { pgrp: 500, session: 500, start: 5000, env: [] }).add(501, { pgrp: 500, session: 500, start: 5001, env: [] })
+    table.sent.length = 0
+    expect(group.census()).toEqual([])
+    expect(table.sent).toEqual([])
   })
 
   it('never counts or signals the host or its ancestors, even carrying the marks', () => {
@@ -216,7 +189,7 @@ describe('ProcessGroup on a scripted process table', () => {
     ['pid 1', 1],
   ])('refuses to signal %s: SHELL_PROTECTED_PID before any signal', async (_label, pid) => {
     const table = new Table().add(pid, { pgrp: pid, session: pid, start: 1000 })
-    const group = new ProcessGroup(new FakeLeader(pid), MARKS, table)
+    const group = new ProcessGroup(new FakeLeader(pid), MARKS, new ProcessCensus(table), KILL_POLICY)
     await expect(group.terminate({ signal: 'SIGKILL', force: true, timeoutMs: 10 })).rejects.toMatchObject({
       code: 'SHELL_PROTECTED_PID',
       message: `refusing to signal pid ${pid}: it is the host process, its process group, or one of its ancestors — the shell registry is inconsistent; restart the host`,
@@ -228,12 +201,19 @@ describe('ProcessGroup on a scripted process table', () => {
   it('without /proc (not Linux) the group id is the only probe', () => {
     const table = new Table().add(500, { pgrp: 500, session: 400, start: 0 })
     const noProc = Object.assign(Object.create(table) as Table, { pids: () => undefined, stat: () => undefined })
-    const group = new ProcessGroup(new FakeLeader(500), [], noProc)
+    const group = new ProcessGroup(new FakeLeader(500), [], new ProcessCensus(noProc), KILL_POLICY)
     expect(group.members()).toEqual([500])
   })
 })
 
 describe('the census cache (what it may skip, and when it must look again)', () => {
+  /** One census per process table, as a host keeps one per kernel. */
+  const censuses = new WeakMap<Table, ProcessCensus>()
+  const scanShells = (targets: readonly ScanTarget[], t: Table) => {
+    const census = censuses.get(t) ?? new ProcessCensus(t)
+    censuses.set(t, census)
+    return census.scan(targets)
+  }
   const target = { pgid: 500, leaderStart: 1000, group: true, marks: MARKS }
   /** A table with the leader, one old daemon (pid 100) and one young stranger (pid 700, no marks). */
   function table(): Table {
@@ -246,7 +226,6 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   }
 
   it('reads a process that cannot be ours once, then only the members', async () => {
-    const { scanShells } = await import('../src/proc-census.ts')
     const t = table()
     const environ = t.environ.bind(t)
     let environs = 0
@@ -260,7 +239,6 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   })
 
   it('a pid the allocator handed out again since (inside the arc) is read again: a new marked process is found', async () => {
-    const { scanShells } = await import('../src/proc-census.ts')
     const t = table()
     scanShells([target], t)
     // 700 exited; the allocator wrapped past it and gave 700 to a marked child of the shell.
@@ -270,7 +248,6 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   })
 
   it('with nearly a lap of forks since, every cached pid is read again', async () => {
-    const { scanShells } = await import('../src/proc-census.ts')
     const t = table()
     scanShells([target], t)
     t.add(100, { pgrp: 900, session: 900, start: 3000, env: MARKS })
@@ -280,7 +257,6 @@ describe('the census cache (what it may skip, and when it must look again)', () 
   })
 
   it('without the allocator\'s state nothing is skipped', async () => {
-    const { scanShells } = await import('../src/proc-census.ts')
     const t = table()
     t.alloc = undefined
     scanShells([target], t)

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { accessSync, constants, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
-import { ProcessGroup } from '../src/process-group.ts'
+import { ProcessCensus } from '../src/local/proc-census.ts'
+import { ProcessGroup } from '../src/local/process-group.ts'
+import { localSyscalls } from '../src/local/syscalls.ts'
+import { KILL_POLICY } from '../src/shells/kill-policy.ts'
 
 const NS_LAST_PID = '/proc/sys/kernel/ns_last_pid'
 const spawned: ChildProcess[] = []
@@ -44,7 +47,7 @@ describe('ProcessGroup and pid reuse', () => {
   it.skipIf(!canSteerPids())('a new group leader that reuses the reaped leader\'s pid is never a member, never signalled', async (test) => {
     const leader = spawn('bash', ['-c', '(sleep 0.3) & exit 0'], { detached: true, stdio: 'ignore' })
     spawned.push(leader)
-    const group = new ProcessGroup(leader)
+    const group = new ProcessGroup(leader, [], new ProcessCensus(localSyscalls()), KILL_POLICY)
     await group.exited
     // Nobody asks the group anything until its id has been handed to someone else.
     await until(() => inGroup(group.pgid).length === 0, 'the group to empty and be reaped')
@@ -75,7 +78,7 @@ describe('ProcessGroup and pid reuse', () => {
   it('an emptied group is known empty without a /proc scan, and stays empty', async () => {
     const leader = spawn('bash', ['-c', 'exit 0'], { detached: true, stdio: 'ignore' })
     spawned.push(leader)
-    const group = new ProcessGroup(leader)
+    const group = new ProcessGroup(leader, [], new ProcessCensus(localSyscalls()), KILL_POLICY)
     await group.exited
     await until(() => group.members().length === 0, 'the group to empty')
     expect(group.phase.name).toBe('empty')

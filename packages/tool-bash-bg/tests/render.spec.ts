@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { render, type ForegroundValue } from '../src/render.ts'
-import { ago, renderTasks } from '../src/tasks.ts'
+import { render, type ForegroundValue } from '../src/tool/render.ts'
+import { ago, renderTasks } from '../src/tool/tasks.ts'
 import type { ShellSnapshot as ShellRecord } from '../src/contract.ts'
 
 const fg = (over: Partial<ForegroundValue> = {}): ForegroundValue => ({
@@ -35,6 +35,16 @@ describe('foreground text', () => {
     expect(render(fg({ stdout: { text: 'tail\n', cut: 10 } })))
       .toBe('[stdout cut: the first 10 bytes are not shown; redirect to a file or use run_in_background to keep everything]\ntail\n')
   })
+  it('describes a binary stream by its size, on either stream', () => {
+    const described = '[stdout: 120000 bytes of binary output, not shown and not kept; redirect it to a file to keep it, then inspect that file (xxd, file)]'
+    expect(render(fg({ stdout: { text: '', cut: 120_000, binary: true } }))).toBe(described)
+    expect(render(fg({ stdout: { text: 'ok', cut: 0 }, stderr: { text: '', cut: 9, binary: true } })))
+      .toBe('ok\n[stderr]\n[stderr: 9 bytes of binary output, not shown and not kept; redirect it to a file to keep it, then inspect that file (xxd, file)]')
+  })
+  it('escapes control characters of text output, cut or not', () => {
+    expect(render(fg({ stdout: { text: '\x1b[1mbold\x1b[0m\r\n', cut: 0 } }))).toBe('\\x1b[1mbold\\x1b[0m\n')
+    expect(render(fg({ stdout: { text: 'a\x07', cut: 5 } }))).toContain(']\na\\x07')
+  })
   it('reports leftover processes it stopped, singular and plural', () => {
     expect(render(fg({ leftovers_stopped: 1 }))).toBe('(no output)\n[stopped 1 leftover process of this command; use run_in_background for servers]')
     expect(render(fg({ leftovers_stopped: 2 }))).toContain('[stopped 2 leftover processes of this command;')
@@ -52,6 +62,19 @@ describe('foreground text', () => {
 })
 
 describe('background text', () => {
+  it('escapes control characters of a matched line and of the last lines', () => {
+    const base = { kind: 'background', shell_id: 'bg-abc123', pid: 7, output_file: '/l/bg-abc123.log' } as const
+    expect(render({ ...base, wait: 'matched', wait_ms: 500, matched_line: '\x1b[32mready\x1b[0m' }))
+      .toContain('Matched wait_for: \\x1b[32mready\\x1b[0m\n')
+    expect(render({ ...base, wait: 'timeout', wait_ms: 500, last_lines: ['a\x07', 'b'] })).toContain('Last lines:\na\\x07\nb\n')
+  })
+  it('says how many lines wait_for never tested, when it did not match', () => {
+    const base = { kind: 'background', shell_id: 'bg-abc123', pid: 7, output_file: '/l/bg-abc123.log' } as const
+    const timeout = render({ ...base, wait: 'timeout', wait_ms: 500, last_lines: ['x'], untested_lines: 3 })
+    expect(timeout.split('\n')).toContain('[3 lines came faster than wait_for could test them and were not tested: read the file for them]')
+    const exited = render({ ...base, wait: 'exited', wait_ms: 500, last_lines: [], exit_code: 0, signal: null, untested_lines: 1 })
+    expect(exited.split('\n').at(-1)).toBe('[1 line came faster than wait_for could test them and was not tested: read the file for them]')
+  })
   it('names the shell, pid, job and output file', () => {
     expect(render({ kind: 'background', shell_id: 'bg-abc123', pid: 42, output_file: '/tmp/x/bg-abc123.log', job_id: 'bash_bg-1', stop_with: 'kill_shell' })).toBe([
       'Started background shell bg-abc123 (pid 42, job bash_bg-1).',

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as ShellEnv from '@deepseek-ai/dsh-shell-env'
 import { bootHost, execTool, textOf } from '@gencode-ai/testkit'
 import * as BashBg from '../src/index.ts'
-import { OUTPUT_HELD_OPEN } from '../src/render.ts'
+import { OUTPUT_HELD_OPEN } from '../src/tool/render.ts'
 import { bootBashBg, membersOf, peek, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 let host: BgHost | undefined

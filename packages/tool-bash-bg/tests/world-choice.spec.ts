@@ -8,7 +8,7 @@ import type { FileSystem } from '@deepseek-ai/dsh-fs'
 import type { SubprocessRuntime, SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess'
 import { LocalSubprocessRuntime } from '@deepseek-ai/dsh-subprocess-local'
 import { execTool, makeTmpDir, removeTmpDir } from '@gencode-ai/testkit'
-import { runtimeIsLocal, worldOf } from '../src/world.ts'
+import { runtimeIsLocal, worldOf } from '../src/shells/world.ts'
 import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
 import { worldFileSystem } from './world-rig.ts'
 

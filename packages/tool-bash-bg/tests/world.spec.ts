@@ -8,7 +8,7 @@ import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
 import { execTool, textOf } from '@gencode-ai/testkit'
 import * as BashBg from '../src/index.ts'
 import * as KillShell from '../../tool-kill-shell/src/index.ts'
-import type { ShellRegistry } from '../src/registry.ts'
+import type { ShellRegistry } from '../src/shells/registry.ts'
 import { marker, pidsWithMarker, until } from './harness.ts'
 import { bootWorld, namespacesUnavailable, type WorldHost } from './world-rig.ts'
 

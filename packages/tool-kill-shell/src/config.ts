@@ -12,6 +12,7 @@ export const Config = Schema.object({
   order: Schema.number().default(1650).description('Prompt order of the guidance section.'),
   maxEntries: Schema.natural().min(1).max(100).default(10)
     .description('Most shell ids listed when a shell_id is not found.'),
+  // Also what a bare host job_kill waits while no stopper is attached: tool-bash-bg's kill policy (bareKill), held equal by plugin.spec.ts.
   timeoutMs: Schema.natural().min(1).max(3_600_000).default(5000)
     .description('Default wait (ms) for the group to exit before SIGKILL.'),
   maxTimeoutMs: Schema.natural().min(1).max(3_600_000).default(60_000)

@@ -18,7 +18,7 @@ export function apply(ctx: Context, config: Config): void {
   ctx.effect(() => ctx.backgroundShells.attachStopper({
     toolName: config.toolName,
     defaultKill: { signal: 'SIGTERM', force: true, timeoutMs: config.timeoutMs },
-  }), 'kill_shell on the shell registry')
+  }), `${config.toolName} on the shell registry`)
   if (config.guidance !== '') {
     ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
   }

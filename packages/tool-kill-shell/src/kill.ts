@@ -4,13 +4,12 @@ import type { BackgroundShells, Caller, KillRequest, ShellSnapshot, StopOutcome 
 import { aborted } from '@gencode-ai/dsh-tool-common'
 import type { KillShellValue } from './value.ts'
 
-const ABORTED = 'kill_shell aborted while waiting; the kill itself goes on — check the shell again with /tasks'
-
-/** Await `work`, but give up (not the work) when the call is aborted. */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(aborted(ABORTED))
+/** Await `work`, but give up (not the work) when the call is aborted; `toolName` names this tool in the error. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal, toolName: string): Promise<T> {
+  const stopped = () => aborted(`${toolName} aborted while waiting; the kill itself goes on — check the shell again with /tasks`)
+  if (signal.aborted) return Promise.reject(stopped())
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(aborted(ABORTED))
+    const onAbort = () => reject(stopped())
     signal.addEventListener('abort', onAbort, { once: true })
     work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
   })
@@ -32,6 +31,7 @@ export function valueOf(stop: StopOutcome): KillShellValue {
     survivors: stop.survivors,
     timeout_ms: stop.timeout_ms,
     command: shell.command,
+    ...stop.joined === true ? { joined: true } : {},
     ...stop.outcome === 'already-exited' ? { note: `Shell already ${shell.status === 'running' ? 'exited' : shell.status}` } : {},
     ...stop.world_limits === undefined ? {} : { world_limits: stop.world_limits },
     ...stop.tracking === undefined ? {} : { tracking: stop.tracking },
@@ -41,7 +41,7 @@ export function valueOf(stop: StopOutcome): KillShellValue {
 
 /** Stop `shell` (found for `caller`); the value says what was sent, what escalated and what survived. */
 export async function killShell(
-  registry: BackgroundShells, shell: ShellSnapshot, request: KillRequest, caller: Caller | undefined, signal: AbortSignal,
+  registry: BackgroundShells, shell: ShellSnapshot, request: KillRequest, caller: Caller | undefined, signal: AbortSignal, toolName: string,
 ): Promise<KillShellValue> {
-  return valueOf(await untilAborted(registry.stop(shell.id, request, caller), signal))
+  return valueOf(await untilAborted(registry.stop(shell.id, request, caller), signal, toolName))
 }

@@ -2,6 +2,7 @@
 import type { JsonValue } from '@deepseek-ai/dsh-session'
 import type { GenericCallView, GenericResultView, ToolResult } from '@deepseek-ai/dsh-tools'
 import { formatDuration } from '@gencode-ai/dsh-tool-common'
+import { processes } from './render.ts'
 import type { KillShellValue } from './value.ts'
 
 /** The card of the README's UI card section: 53 columns wide, text in a 50-column field; wider text grows it up to 80. */
@@ -16,10 +17,6 @@ function box(title: string, lines: readonly string[]): string {
     ...lines.map((line) => `│ ${fit(line)}│`),
     `└${'─'.repeat(field + 1)}┘`,
   ].join('\n')
-}
-
-function processes(count: number): string {
-  return count === 1 ? '1 process' : `${count} processes`
 }
 
 /** The card for a finished call, from the value carried in presentationMeta. */

@@ -11,7 +11,7 @@ function pidList(pids: readonly number[]): string {
   return pids.length > MAX_PIDS_SHOWN ? `${shown}, … (+${pids.length - MAX_PIDS_SHOWN} more)` : shown
 }
 
-function processes(count: number): string {
+export function processes(count: number): string {
   return count === 1 ? '1 process' : `${count} processes`
 }
 
@@ -27,9 +27,11 @@ function renderOutcome(value: KillShellValue): string {
     const code = value.exit_code === null ? '' : ` (exit code ${value.exit_code})`
     return `${value.note ?? 'Shell already exited'}: ${id}${code}. No signal sent.`
   }
+  // One call claims a stop; another made meanwhile says it joined that one (it sent nothing of its own).
+  const by = value.joined === true ? 'joined the stop already under way, which ' : ''
   const sent = !value.force_killed
-    ? `sent ${value.signal_sent}`
-    : `sent ${value.signal_sent}, still running after ${value.timeout_ms} ms, then SIGKILL`
+    ? `${by}sent ${value.signal_sent}`
+    : `${by}sent ${value.signal_sent}, still running after ${value.timeout_ms} ms, then SIGKILL`
   if (value.outcome === 'survivors') {
     const why = value.force_killed || value.signal_sent === 'SIGKILL'
       ? ''

@@ -2,7 +2,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition } from '@deepseek-ai/dsh-tools'
-import type { BackgroundShells, KillSignal } from '@gencode-ai/dsh-tool-bash-bg'
+import type { KillSignal } from '@gencode-ai/dsh-tool-bash-bg'
 import { blanksAsAbsent, quoted } from '@gencode-ai/dsh-tool-common'
 import type { Config } from './config.ts'
 import { killShell } from './kill.ts'
@@ -40,14 +40,14 @@ export function killShellTool(ctx: Context, config: Config): ToolDefinition {
       if (!(timeoutMs > 0) || timeoutMs > config.maxTimeoutMs) {
         throw invalid(`invalid timeout: expected 1..${config.maxTimeoutMs} ms, got ${JSON.stringify(args.timeout)} — omit it for the default ${config.timeoutMs} ms`)
       }
-      const registry = ctx.get('backgroundShells') as BackgroundShells
+      const registry = ctx.backgroundShells
       // Ownership is the registry's: another session's shell is refused there (SHELL_FOREIGN).
       const shell = registry.find(id, exec.agent)
       if (shell === undefined) {
         throw new HarnessError(renderNotFound(id, registry.list(exec.agent), config.maxEntries, (known) => registry.liveness(known)), 'SHELL_NOT_FOUND')
       }
       const signal: KillSignal = args.signal ?? 'SIGTERM'
-      return killShell(registry, shell, { signal, force: args.force ?? true, timeoutMs }, exec.agent, exec.signal)
+      return killShell(registry, shell, { signal, force: args.force ?? true, timeoutMs }, exec.agent, exec.signal, config.toolName)
     },
     presentCall: (args) => presentCall(args),
     presentResult: (_args, result) => presentResult(result),

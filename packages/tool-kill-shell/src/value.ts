@@ -24,6 +24,8 @@ export const VALUE_SCHEMA = {
     /** The wait before SIGKILL that applied (ms): a kill already under way (a host job_kill) keeps its own. */
     timeout_ms: { type: 'integer', required: true },
     command: { type: 'string', required: true },
+    /** True when this call joined a stop already under way (another call's, a host job_kill's) and sent nothing itself. */
+    joined: { type: 'boolean' },
     /** 'Shell already <status>' for an already-exited shell. */
     note: { type: 'string' },
     /** For a shell of another execution world (run through ctx.subprocess): what its one stop cannot promise. */

@@ -7,7 +7,7 @@ import { bootHost, execTool, textOf, type Host, type HostOptions } from '@gencod
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
 import type { Caller, ShellSnapshot } from '../../tool-bash-bg/src/contract.ts'
 // The class, for its bash-bg-internal reads (running, defaultKill, stopTool) beside the service contract.
-import type { ShellRegistry } from '../../tool-bash-bg/src/registry.ts'
+import type { ShellRegistry } from '../../tool-bash-bg/src/shells/registry.ts'
 import * as KillShell from '../src/index.ts'
 
 export interface KsHost extends Host {

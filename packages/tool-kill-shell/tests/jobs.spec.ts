@@ -108,7 +108,7 @@ describe('host jobs (real dsh-tool-jobs)', () => {
     // The bare cancel's wait lives in tool-bash-bg; this call's 300 ms does not apply to the kill it joins.
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, timeout: 300 }, { agent })
     expect(result.value).toMatchObject({ success: true, outcome: 'force-killed', force_killed: true, timeout_ms: 5000 })
-    expect(normalized(textOf(result))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM, still running after 5000 ms, then SIGKILL; all processes exited after N ms.`)
+    expect(normalized(textOf(result))).toBe(`Stopped ${bg.shell_id}: joined the stop already under way, which sent SIGTERM, still running after 5000 ms, then SIGKILL; all processes exited after N ms.`)
     expect(pidsWithArgv0(mark)).toEqual([])
   })
 

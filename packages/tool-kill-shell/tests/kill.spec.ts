@@ -55,7 +55,7 @@ describe('kill_shell on real process groups', () => {
     await until(() => existsSync(flag), 'the first call to have sent SIGTERM')
     const second = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, timeout: 300 })
     expect(second.value).toMatchObject({ success: true, outcome: 'force-killed', force_killed: true, timeout_ms: 1500 })
-    expect(normalized(textOf(second))).toBe(`Stopped ${bg.shell_id}: sent SIGTERM, still running after 1500 ms, then SIGKILL; all processes exited after N ms.`)
+    expect(normalized(textOf(second))).toBe(`Stopped ${bg.shell_id}: joined the stop already under way, which sent SIGTERM, still running after 1500 ms, then SIGKILL; all processes exited after N ms.`)
     expect((await first).value).toMatchObject({ outcome: 'force-killed', timeout_ms: 1500 })
     expect(groupPids(bg.pid)).toEqual([])
   })

@@ -3,7 +3,8 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
-import type { ShellRegistry } from '../../tool-bash-bg/src/registry.ts'
+import { KILL_POLICY } from '../../tool-bash-bg/src/shells/kill-policy.ts'
+import type { ShellRegistry } from '../../tool-bash-bg/src/shells/registry.ts'
 import { bootComposition, bootHost, bundlePatch, execTool, textOf, type Composition, type Host, promptCost } from '@gencode-ai/testkit'
 import { checkConfig, DEFAULT_GUIDANCE } from '../src/config.ts'
 import * as KillShell from '../src/index.ts'
@@ -50,6 +51,10 @@ describe('config', () => {
       expect(host.ctx.tools.get('kill_shell')).toBeUndefined()
     })
   }
+
+  it('the default wait is the one a bare host job_kill waits while no stopper is attached (bash-bg\'s kill policy)', () => {
+    expect(KillShell.Config({}).timeoutMs).toBe(KILL_POLICY.bareKill.timeoutMs)
+  })
 
   it('the cross-key check lives with the schema (config.ts), not in apply', () => {
     expect(() => checkConfig(KillShell.Config({ timeoutMs: 60_001 }))).toThrow('invalid tool-kill-shell config: timeoutMs (60001) exceeds maxTimeoutMs (60000) — lower timeoutMs or raise maxTimeoutMs')

@@ -2,7 +2,7 @@
 // marks says what it could miss. Real shells, real escapees.
 import { afterEach, describe, expect, it } from 'vitest'
 import { execTool, textOf } from '@gencode-ai/testkit'
-import { newShellCgroup } from '../../tool-bash-bg/src/cgroup.ts'
+import { newShellCgroup } from '../../tool-bash-bg/tests/harness.ts'
 import { bootKs, marker, normalized, pidsWithArgv0, startBg, until, type KsHost } from './harness.ts'
 
 let host: KsHost | undefined

@@ -1,0 +1,79 @@
+// A shell's capped log: both streams in arrival order, one new 0600 file; at the cap (or a disk error) a marker
+// ends it and later output is drained. Sync writes: about 3x faster than queued async ones (bench/bash-bg).
+import { closeSync, constants, fstatSync, lstatSync, openSync, writeSync } from 'node:fs'
+import type { Readable } from 'node:stream'
+
+export class LogWriter {
+  bytes = 0
+  capped = false
+  /** The disk error that stopped capture (the log is then incomplete). */
+  failure: string | undefined
+  lastOutputAt: number | undefined
+  readonly watchers = new Set<(written: Buffer) => void>()
+  /** Told once, when the log stops taking output (the cap, or a write error). */
+  readonly enders = new Set<() => void>()
+  private fd: number | undefined
+  private readonly marker: Buffer
+
+  /** `toolName`: the name the cap's marker gives. */
+  constructor(readonly path: string, private readonly maxBytes: number, toolName: string) {
+    // O_EXCL: a log is always a new file of ours, never someone else's file at a guessed path.
+    this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600)
+    this.marker = Buffer.from(`\n[${toolName}: log capped at ${maxBytes} bytes; later output was discarded]\n`)
+  }
+
+  /** Drained to its end even after the cap. */
+  attach(stream: Readable): void {
+    stream.on('data', (chunk: Buffer) => this.push(chunk))
+  }
+
+  private push(chunk: Buffer): void {
+    if (this.capped || this.fd === undefined) return
+    const room = this.maxBytes - this.marker.length - this.bytes
+    if (chunk.length <= room) {
+      this.write(chunk)
+      return
+    }
+    if (room > 0) this.write(chunk.subarray(0, room))
+    // A cap smaller than the marker keeps only as much of the marker as fits.
+    this.write(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)))
+    this.stopCapture()
+  }
+
+  private stopCapture(): void {
+    if (this.capped) return
+    this.capped = true
+    for (const ender of this.enders) ender()
+  }
+
+  /** Why the log is not the shell's whole output, in a few words ('log removed', 'log failed (ENOSPC)'). */
+  problem(): string | undefined {
+    if (this.failure !== undefined) return `log failed (${this.failure})`
+    try {
+      // Removed while open: writes still land, in a file nobody can open.
+      if (this.fd !== undefined ? fstatSync(this.fd).nlink === 0 : !lstatSync(this.path).isFile()) return 'log removed'
+    } catch {
+      return 'log removed'
+    }
+    return undefined
+  }
+
+  private write(buffer: Buffer): void {
+    if (this.fd === undefined || buffer.length === 0) return
+    try {
+      let offset = 0
+      while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
+      this.bytes += buffer.length
+      this.lastOutputAt = Date.now()
+      for (const watcher of this.watchers) watcher(buffer)
+    } catch (error) {
+      this.failure = (error as NodeJS.ErrnoException).code ?? (error as Error).message
+      this.stopCapture()
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
+  }
+}

@@ -1,0 +1,237 @@
+/** One background shell: a detached process group writing to a capped log, watched until all of it is gone; it settles once. */
+import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { Readable } from 'node:stream'
+import { StringDecoder } from 'node:string_decoder'
+import type { KillOutcome, KillRequest, Launch, ShellSnapshot } from '../contract.ts'
+import { noLog } from '../local/host-dir.ts'
+import { closed } from './foreground.ts'
+import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
+import { KILL_POLICY } from './kill-policy.ts'
+import { LogWriter } from './log-writer.ts'
+import type { ShellProcesses, ShellWorld } from './world-types.ts'
+
+const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
+
+/** `cancelRequest`: what the job's cancel carries out (a pending stop's, else a bare job_kill's); `toolName`: for messages. */
+export interface ShellInit {
+  toolName: string
+  id: string
+  command: string
+  owner: string
+  launch: Launch
+  world: ShellWorld
+  outputFile: string
+  maxLogBytes: number
+  cancelRequest: () => KillRequest
+}
+
+/** Why a log stopped taking output. */
+export type LogEnd = { end: 'capped' } | { end: 'log-failed', problem: string }
+
+type ShellRecord = { -readonly [K in keyof ShellSnapshot]: ShellSnapshot[K] }
+
+export class BackgroundShell {
+  /** Live and mutable: it never leaves this package (reads get `snapshot()`). */
+  readonly record: ShellRecord
+  readonly processes: ShellProcesses
+  readonly settled: Promise<ShellSnapshot>
+  private readonly writer: LogWriter
+  private termination: { request: KillRequest, outcome: Promise<KillOutcome> } | undefined
+  private killSignal: string | undefined
+  private cursor = 0
+  private readonly decoder = new StringDecoder('utf8')
+
+  /** Spawns synchronously (a host job's `run` must return at once); throws when nothing started. */
+  constructor(private readonly init: ShellInit) {
+    try {
+      this.writer = new LogWriter(init.outputFile, init.maxLogBytes, init.toolName)
+    } catch (error) {
+      throw noLog(init.toolName, dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
+    }
+    let started
+    try {
+      started = init.world.start(init.launch, init.id)
+    } catch (error) {
+      this.writer.close()
+      unlinkSync(init.outputFile)
+      throw error
+    }
+    this.processes = started.processes
+    const streams = [started.stdout, started.stderr]
+    for (const stream of streams) this.writer.attach(stream)
+    // A running shell must not keep the host alive: exit handlers kill it instead.
+    started.release()
+    this.record = {
+      id: init.id, pid: this.processes.pid, command: init.command, cwd: init.launch.cwd, owner: init.owner,
+      started_at: new Date().toISOString(), status: 'running', exit_code: null, signal: null, leader_exited_at: null, ended_at: null,
+      output_file: init.outputFile, bytes: 0, capped: false, last_output_at: null, processes: 1,
+      ...init.world.limits === undefined ? {} : { world_limits: init.world.limits },
+    }
+    this.settled = this.watch(streams)
+  }
+
+  private async watch(streams: readonly Readable[]): Promise<ShellSnapshot> {
+    const exit = await this.processes.exited
+    this.record.exit_code = exit.code
+    this.record.signal = exit.signal
+    this.record.leader_exited_at = exit.at.toISOString()
+    await this.processes.whenEmpty(Number.POSITIVE_INFINITY)
+    await closed(streams, KILL_POLICY.drainMs)
+    for (const stream of streams) stream.destroy()
+    this.writer.close()
+    this.sync()
+    // A shell whose log could not be written ended in error: its output is incomplete.
+    this.record.status = this.killSignal !== undefined || exit.signal !== null ? 'killed' : this.record.log_problem === undefined ? 'completed' : 'error'
+    this.record.ended_at = new Date().toISOString()
+    // The log was looked at a moment ago (sync): the end's snapshot need not look again.
+    return Object.freeze({ ...this.record })
+  }
+
+  private sync(): void {
+    this.record.bytes = this.writer.bytes
+    this.record.capped = this.writer.capped
+    const last = this.writer.lastOutputAt
+    this.record.last_output_at = last === undefined ? null : new Date(last).toISOString()
+    this.record.processes = this.processes.live
+    this.noteLogProblem()
+  }
+
+  /** Looked at on every read, after the end too: a log removed later is said as well. */
+  private noteLogProblem(): void {
+    const problem = this.writer.problem()
+    if (problem !== undefined) this.record.log_problem = problem
+    else delete this.record.log_problem
+  }
+
+  /** The shell as it is now: a fresh frozen copy. */
+  snapshot(): ShellSnapshot {
+    if (this.record.ended_at === null) this.sync()
+    else this.noteLogProblem()
+    return Object.freeze({ ...this.record })
+  }
+
+  get running(): boolean {
+    return this.record.status === 'running'
+  }
+
+  /** Whether `request`, made now, would share the kill under way rather than send anything itself. */
+  joins(request: KillRequest): boolean {
+    const current = this.termination
+    return current !== undefined && (escalates(current.request) || !escalates(request))
+  }
+
+  /**
+   * A request during a kill shares it, unless it asks for more (force, SIGKILL): then it runs after, if anything
+   * survived. `urgent` (plugin dispose, whose grace bounds every stop) runs now, beside a kill under way, so a long
+   * kill_shell wait cannot hold the host's exit.
+   */
+  terminate(request: KillRequest, urgent = false): Promise<KillOutcome> {
+    const current = this.termination
+    if (current !== undefined && !urgent) {
+      if (this.joins(request)) return current.outcome
+      return current.outcome.then((outcome) => outcome.survivors.length === 0 ? outcome : this.terminate(request))
+    }
+    const kill = async (): Promise<KillOutcome> => {
+      const outcome = await this.processes.terminate(request, () => { this.killSignal ??= request.signal })
+      if (outcome.survivors.length === 0) await this.settled
+      return outcome
+    }
+    const entry = {
+      request,
+      outcome: kill().finally(() => { if (this.termination === entry) this.termination = undefined }),
+    }
+    this.termination = entry
+    return entry.outcome
+  }
+
+  outcome(): ShellJobOutcome {
+    const record = this.record
+    const cap = record.capped ? `; log capped at ${record.bytes} bytes` : ''
+    const problem = record.log_problem === undefined ? '' : `; ${record.log_problem} at ${record.bytes} bytes`
+    if (record.status === 'killed') {
+      return { status: 'killed', detail: `signal: ${record.signal ?? this.killSignal ?? 'SIGTERM'}${cap}${problem}` }
+    }
+    if (record.status === 'error') return { status: 'failed', detail: `exit code: ${record.exit_code ?? 0}${problem}` }
+    return { status: 'completed', detail: `exit code: ${record.exit_code ?? 0}${cap}` }
+  }
+
+  /** Every piece of the log as written (attached in the spawning tick: all), and `onEnd` once it stops taking output. */
+  watchOutput(watcher: (written: Buffer) => void, onEnd: (end: LogEnd) => void = () => {}): () => void {
+    const ender = () => onEnd(this.writer.failure === undefined ? { end: 'capped' } : { end: 'log-failed', problem: `log failed (${this.writer.failure})` })
+    this.writer.watchers.add(watcher)
+    this.writer.enders.add(ender)
+    if (this.writer.capped) queueMicrotask(ender)
+    return () => {
+      this.writer.watchers.delete(watcher)
+      this.writer.enders.delete(ender)
+    }
+  }
+
+  /** `length` log bytes from `position`; undefined when the log is gone. */
+  private readLog(position: number, length: number): Buffer | undefined {
+    const buffer = Buffer.alloc(length)
+    try {
+      const fd = openSync(this.record.output_file, 'r')
+      try {
+        readSync(fd, buffer, 0, length, position)
+      } finally {
+        closeSync(fd)
+      }
+    } catch {
+      return undefined
+    }
+    return buffer
+  }
+
+  /** New log output since the last read, at most the newest `limit` bytes. */
+  readOutput(limit: number): string {
+    const end = this.writer.bytes
+    if (end <= this.cursor) return ''
+    const skipped = Math.max(0, end - this.cursor - limit)
+    if (skipped > 0) this.decoder.end()
+    const buffer = this.readLog(this.cursor + skipped, end - this.cursor - skipped)
+    this.cursor = end
+    // The log is gone (removed by someone, or pruned): said once, then nothing more to read.
+    if (buffer === undefined) return `[${this.init.toolName}: ${this.record.output_file} was removed; its output cannot be read]\n`
+    if (skipped === 0) return this.decoder.write(buffer)
+    // A skip can land inside a UTF-8 sequence: drop its continuation bytes rather than decode them as U+FFFD.
+    let start = 0
+    while (start < 3 && start < buffer.length && ((buffer[start] ?? 0) & 0xC0) === 0x80) start++
+    return `[${skipped + start} earlier bytes skipped; the whole log is ${this.record.output_file}]\n${this.decoder.write(buffer.subarray(start))}`
+  }
+
+  /** Log bytes from `fromByte`, at most `limit`, ending on a character boundary (a host's pull source). */
+  readFrom(fromByte: number, limit: number): OutputRead {
+    const end = Math.min(this.writer.bytes, fromByte + limit)
+    const spill = this.writer.capped ? {} : { spillPath: this.record.output_file }
+    if (end <= fromByte) return { text: '', nextOffset: fromByte, lossy: false, ...spill }
+    const buffer = this.readLog(fromByte, end - fromByte)
+    if (buffer === undefined) return { text: '', nextOffset: fromByte, lossy: false }
+    // Hold back a UTF-8 sequence cut at the end: the next read starts at its first byte.
+    let cut = buffer.length
+    for (let back = 1; back <= 3 && back <= buffer.length; back++) {
+      const byte = buffer[buffer.length - back] ?? 0
+      if ((byte & 0xC0) === 0x80) continue
+      const need = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+      if (need > back) cut = buffer.length - back
+      break
+    }
+    return { text: buffer.subarray(0, cut).toString('utf8'), nextOffset: fromByte + cut, lossy: false, ...spill }
+  }
+
+  /** Host job hooks. The cancel carries out the registry's pending stop request once; a later cancel is a bare job_kill. */
+  hooks(readLimit: number): ShellJobHooks {
+    return {
+      cancel: () => {
+        // cancel must never throw; the shell stays reachable through dispose and exit handlers.
+        try {
+          this.terminate(this.init.cancelRequest()).catch(() => {})
+        } catch {}
+      },
+      done: this.settled.then(() => this.outcome()),
+      readOutput: () => this.readOutput(readLimit),
+      readFrom: (fromByte) => this.readFrom(fromByte, readLimit),
+    }
+  }
+}

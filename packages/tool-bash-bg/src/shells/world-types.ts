@@ -1,0 +1,81 @@
+// What the shells room asks of an execution world (this host's process layer, or ctx.subprocess): one object that
+// runs a foreground command and starts a background shell. local/ and seam/ meet these by shape, importing nothing here.
+import type { Readable } from 'node:stream'
+import type { KillOutcome, KillRequest, Launch, LeaderExit } from '../contract.ts'
+
+/** One started command's processes, in whatever world runs them. */
+export interface ShellProcesses {
+  /** The pid the value and the record show (locally the process-group id). */
+  readonly pid: number
+  /** Settles once, when the leader exits. */
+  readonly exited: Promise<LeaderExit>
+  /** Processes alive at the last look (1 until the first look). */
+  readonly live: number
+  /** True once nothing of the shell is left; `timeoutMs` may be Infinity. Never holds the host open. */
+  whenEmpty(timeoutMs: number): Promise<boolean>
+  /** Once the leader exited and its group is empty (what left the group are a run's leftovers); else whenEmpty serves. */
+  whenGroupEmpty?(): Promise<void>
+  /** Live pids by a fresh look, sorted (leftovers of a foreground run, a kill's survivors). */
+  census(): number[]
+  /** Signal, wait up to `timeoutMs`, SIGKILL when `force`, report; `onSignalled` once a signal landed. Only this shell. */
+  terminate(request: KillRequest, onSignalled?: () => void): Promise<KillOutcome>
+  /** Host exit, without yielding: send `signal` now; false when nothing was left to signal. */
+  signalNow(signal: 'SIGTERM' | 'SIGKILL'): boolean
+  /** Host exit, without yielding: whether anything may still be alive (a world that cannot look says false). */
+  aliveNow(): boolean
+}
+
+/** A started command: its processes and its two output streams (drained by the caller, to a log or a tail). */
+export interface StartedShell {
+  readonly processes: ShellProcesses
+  readonly stdout: Readable
+  readonly stderr: Readable
+  /** The command (its process and streams) no longer keeps the host's event loop alive: a background shell's exit handlers stop it. */
+  release(): void
+}
+
+export interface RunOptions {
+  timeoutMs: number
+  /** Output kept per stream: its last bytes. */
+  maxOutputBytes: number
+  signal: AbortSignal
+}
+
+/** A stream's kept tail, and how many bytes were cut from its start; `binary`: no text kept, `cut` is its whole size. */
+export interface StreamTail {
+  text: string
+  cut: number
+  binary?: boolean
+}
+
+/** How a foreground run ended, in the value's words (the renderer maps it); `aborted`: by the call's signal. */
+export interface RunResult {
+  exit_code: number | null
+  signal: string | null
+  timed_out: boolean
+  timeout_ms: number
+  stdout: StreamTail
+  stderr: StreamTail
+  /** Processes the command left running, stopped (a world that counts none says 1: something). */
+  leftovers_stopped: number
+  /** Leftovers that outlived even SIGKILL. */
+  leftovers_running?: number[]
+  /** A process the tracking could not see held the output open; it was closed. */
+  output_held_open: boolean
+  /** What this world cannot promise (another world only). */
+  world_limits?: string
+  aborted: boolean
+}
+
+export interface ShellWorld {
+  /** What this world cannot promise, said in a background value and the README; undefined locally. */
+  readonly limits?: string
+  /** Whether `cwd` is a directory in this world; undefined when nothing is there. */
+  directory(cwd: string): Promise<boolean | undefined>
+  /** What a command's environment starts from (another world's provider adds its own base: nothing here). */
+  baseEnv(): NodeJS.ProcessEnv
+  /** Run a foreground command to its end (or its timeout, or the call's abort). */
+  run(launch: Launch, options: RunOptions): Promise<RunResult>
+  /** Start a background shell synchronously (a host job's `run` must return at once); throws SPAWN_FAILED. */
+  start(launch: Launch, shellId: string): StartedShell
+}

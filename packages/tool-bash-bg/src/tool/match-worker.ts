@@ -1,0 +1,19 @@
+// A matching thread (line-matcher.ts): tests each batch of lines against one pattern, answering each batch in order.
+import { parentPort, workerData } from 'node:worker_threads'
+import { RE2JS } from 're2js'
+import type { MatchAnswer, MatchBatch, MatchSetup } from './match-protocol.ts'
+
+if (parentPort === null) throw new Error('match-worker.ts runs as a worker thread')
+const port = parentPort
+const setup = workerData as MatchSetup
+const pattern = RE2JS.compile(setup.source)
+
+port.on('message', (batch: MatchBatch) => {
+  const matched: string[] = []
+  for (const line of batch.lines) {
+    if (!pattern.test(line)) continue
+    matched.push(line)
+    if (!setup.every) break
+  }
+  port.postMessage({ matched } satisfies MatchAnswer)
+})
