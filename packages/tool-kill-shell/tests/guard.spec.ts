@@ -57,10 +57,17 @@ describe('only registry shells, never the wrong process', () => {
     host = await bootKs()
     const bg = await startBg(host, 'exit 0')
     await host.shells.settled(bg.shell_id)
-    // Orphans are reaped by init here, sometimes seconds later; until then their group id is pinned.
-    await until(() => groupPids(bg.pid, true).length === 0 && statOf(bg.pid) === undefined, 'the pid to be free')
-    // Another process on a busy machine may win the pid instead of ours: a reuse either way.
-    const holderChild = innocentWithPid(bg.pid)
+    // Orphans are reaped by init here, sometimes seconds later; until then their group id is pinned. Another process on a
+    // busy machine (a parallel test's) may win the pid instead of ours and then exit: wait for the pid again and retry, so
+    // the holder checked below is ours whenever the kernel allows it.
+    let holderChild: ChildProcess | undefined
+    for (let round = 0; round < 10; round++) {
+      await until(() => groupPids(bg.pid, true).length === 0 && statOf(bg.pid) === undefined, 'the pid to be free')
+      holderChild = innocentWithPid(bg.pid)
+      if (holderChild !== undefined) break
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      if (statOf(bg.pid) !== undefined) break // a foreign process that lives on holds it: a reuse either way
+    }
     const holder = startTicks(bg.pid)
     expect(holder, 'the kernel handed the pid to a new process').toBeDefined()
     const result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id, signal: 'SIGKILL' })
