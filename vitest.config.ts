@@ -44,9 +44,9 @@ export default defineConfig({
       reportsDirectory: '.tmp/coverage',
       thresholds: {
         // Each plugin's total, a unit or so under its figure when set (timing decides a few branches); a drop fails the run.
-        'packages/tool-list-dir/src/**': { statements: 92, branches: 87, functions: 92, lines: 94 },
-        'packages/tool-read/src/**': { statements: 94, branches: 86, functions: 95, lines: 97 },
-        'packages/tool-bash-bg/src/**': { statements: 90, branches: 85, functions: 89, lines: 93 },
+        'packages/tool-list-dir/src/**': { statements: 93, branches: 88, functions: 93, lines: 95 },
+        'packages/tool-read/src/**': { statements: 95, branches: 87, functions: 96, lines: 97 },
+        'packages/tool-bash-bg/src/**': { statements: 92, branches: 86, functions: 91, lines: 95 },
         'packages/common/src/**': { statements: 97, branches: 94, functions: 96, lines: 97 },
         'packages/tool-kill-shell/src/**': { statements: 96, branches: 91, functions: 91, lines: 96 },
         // Files covered completely stay so (a glob's total is 100 only when each file is).
