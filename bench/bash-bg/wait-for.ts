@@ -8,7 +8,7 @@
 import '../../packages/testkit/src/polyfill.ts'
 import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { bootHost, execTool } from '@gencode-ai/testkit'
+import { bootHost, execTool, loopLateness } from '@gencode-ai/testkit'
 import * as BashBg from '../../packages/tool-bash-bg/dist/index.js'
 
 const lines = Number(process.argv[2] ?? 100)
@@ -20,17 +20,11 @@ const command = `yes "$(head -c 4096 /dev/zero | tr '\\0' a)" | head -n ${lines}
 async function measure(pattern: string): Promise<{ lateMs: number, waitMs: number, wait: unknown }> {
   const host = await bootHost()
   await host.ctx.plugin(BashBg, {})
-  let lateMs = 0
-  let last = performance.now()
-  const timer = setInterval(() => {
-    const now = performance.now()
-    lateMs = Math.max(lateMs, now - last - 10)
-    last = now
-  }, 10)
   const start = performance.now()
-  const result = await execTool(host.ctx, 'bash_bg', { command, run_in_background: true, wait_for: pattern, timeout: timeoutMs })
+  const { result, worstMs: lateMs } = await loopLateness(
+    execTool(host.ctx, 'bash_bg', { command, run_in_background: true, wait_for: pattern, timeout: timeoutMs }),
+  )
   const waitMs = performance.now() - start
-  clearInterval(timer)
   await host.dispose()
   return { lateMs, waitMs, wait: (result.value as { wait?: unknown } | undefined)?.wait }
 }

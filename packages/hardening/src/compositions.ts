@@ -2,7 +2,9 @@
 import type { SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess'
 import { LocalSubprocessRuntime } from '@deepseek-ai/dsh-subprocess-local'
 import { bootHost, type Host } from '@gencode-ai/testkit'
+import { afterAll, beforeAll } from 'vitest'
 import * as BashBg from '../../tool-bash-bg/src/index.ts'
+import { markedPids, until } from './procs.ts'
 
 /**
  * dsh-subprocess-local with its own spawn behind an override: by shape no longer the unmodified local runtime, so
@@ -26,18 +28,21 @@ async function bootBashBg(seam: boolean): Promise<Host> {
   return host
 }
 
-/** The event loop's worst lateness while `work` runs, sampled by a 10 ms timer. */
-export async function loopLateness<T>(work: Promise<T>): Promise<{ result: T, worstMs: number }> {
-  let worstMs = 0
-  let last = performance.now()
-  const timer = setInterval(() => {
-    const now = performance.now()
-    worstMs = Math.max(worstMs, now - last - 10)
-    last = now
-  }, 10)
-  try {
-    return { result: await work, worstMs }
-  } finally {
-    clearInterval(timer)
+/**
+ * The host a describe block's cases share: booted before them and disposed after them, when no process carrying `mark`
+ * (markChildren) may be left. Read it inside a case or hook.
+ */
+export function sharedHost(boot: () => Promise<Host>, mark: string): () => Host {
+  let host: Host | undefined
+  beforeAll(async () => {
+    host = await boot()
+  })
+  afterAll(async () => {
+    await host?.dispose()
+    await until(() => markedPids(mark).length === 0, 'no marked process left after dispose')
+  })
+  return () => {
+    if (host === undefined) throw new Error('the shared host is read before it was booted')
+    return host
   }
 }

@@ -3,11 +3,11 @@
  * in both compositions, binary output is described (its size, that it is binary, that it was not kept) and text
  * output reaches the model with its control characters escaped as names are (`\x1b`), lines and tabs kept.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execTool, textOf, type Host } from '@gencode-ai/testkit'
-import { COMPOSITIONS } from '../src/compositions.ts'
+import { describe, expect, it } from 'vitest'
+import { execTool, textOf } from '@gencode-ai/testkit'
+import { COMPOSITIONS, sharedHost } from '../src/compositions.ts'
 import { withinMs } from '../src/budget.ts'
-import { markChildren, markedPids, until } from '../src/procs.ts'
+import { markChildren } from '../src/procs.ts'
 
 type Stream = { text: string, cut: number, binary?: boolean }
 type Value = { stdout: Stream, stderr: Stream, exit_code: number | null, world?: string }
@@ -17,19 +17,10 @@ const mark = markChildren('binout')
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f\ufffd]/
 
 describe.each(COMPOSITIONS)('foreground output that is not plain text, through $name', ({ boot, world }) => {
-  let host: Host
-
-  beforeAll(async () => {
-    host = await boot()
-  })
-
-  afterAll(async () => {
-    await host.dispose()
-    await until(() => markedPids(mark).length === 0, 'no process left after dispose')
-  })
+  const host = sharedHost(boot, mark)
 
   const run = async (command: string) => {
-    const result = await withinMs(60_000, command, execTool(host.ctx, 'bash_bg', { command }))
+    const result = await withinMs(60_000, command, execTool(host().ctx, 'bash_bg', { command }))
     const value = result.value as Value
     expect(value.world).toBe(world)
     return { value, text: textOf(result) }

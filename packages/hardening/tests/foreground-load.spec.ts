@@ -4,9 +4,9 @@
  * compositions. The bound is generous (a loaded shared machine); the figure is printed for hardening.md.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execTool, type Host } from '@gencode-ai/testkit'
+import { execTool, loopLateness, type Host } from '@gencode-ai/testkit'
 import { withinMs } from '../src/budget.ts'
-import { COMPOSITIONS, loopLateness } from '../src/compositions.ts'
+import { COMPOSITIONS } from '../src/compositions.ts'
 
 const CALLS = 50
 /** Generous on 2 shared cores at load 15; the stall was 600–900 ms. */

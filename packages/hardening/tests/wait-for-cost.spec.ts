@@ -6,11 +6,11 @@
  * the true answer, a matching line after the costly ones still matches, and a flood past the matcher's backlog says
  * how many lines it never tested.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execTool, textOf, type Host } from '@gencode-ai/testkit'
-import { COMPOSITIONS, loopLateness } from '../src/compositions.ts'
+import { describe, expect, it } from 'vitest'
+import { execTool, loopLateness, textOf } from '@gencode-ai/testkit'
+import { COMPOSITIONS, sharedHost } from '../src/compositions.ts'
 import { withinMs } from '../src/budget.ts'
-import { markChildren, markedPids, until } from '../src/procs.ts'
+import { markChildren } from '../src/procs.ts'
 
 const PATTERN = '(\\w{1,999}|\\d{1,999}|[a-z]{1,999})+\\s'
 /** `count` lines of 4,096 word characters (no whitespace, so PATTERN matches none of them). */
@@ -23,19 +23,10 @@ type Value = { wait?: string, matched_line?: string, last_lines?: string[], unte
 const mark = markChildren('waitcost')
 
 describe.each(COMPOSITIONS)('wait_for with a costly pattern, through $name', ({ boot, world }) => {
-  let host: Host
-
-  beforeAll(async () => {
-    host = await boot()
-  })
-
-  afterAll(async () => {
-    await host.dispose()
-    await until(() => markedPids(mark).length === 0, 'no shell left after dispose')
-  })
+  const host = sharedHost(boot, mark)
 
   const wait = (command: string, timeout: number) => loopLateness(withinMs(60_000, command.slice(0, 60), execTool(
-    host.ctx, 'bash_bg', { command, run_in_background: true, wait_for: PATTERN, timeout },
+    host().ctx, 'bash_bg', { command, run_in_background: true, wait_for: PATTERN, timeout },
   )))
 
   it('keeps the event loop on time and ends at its timeout with no line matched (60 costly lines)', async () => {

@@ -4,30 +4,21 @@
  * both compositions; a CRLF split across two writes is one line end, not an empty line. A matched line's terminal
  * controls reach the model escaped (finding 15's rule for output).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { execTool, textOf, type Host } from '@gencode-ai/testkit'
-import { COMPOSITIONS } from '../src/compositions.ts'
+import { describe, expect, it } from 'vitest'
+import { execTool, textOf } from '@gencode-ai/testkit'
+import { COMPOSITIONS, sharedHost } from '../src/compositions.ts'
 import { withinMs } from '../src/budget.ts'
-import { markChildren, markedPids, until } from '../src/procs.ts'
+import { markChildren } from '../src/procs.ts'
 
 type Value = { wait?: string, matched_line?: string, last_lines?: string[], world?: string }
 
 const mark = markChildren('waitcr')
 
 describe.each(COMPOSITIONS)('wait_for on CR-only progress, through $name', ({ boot, world }) => {
-  let host: Host
-
-  beforeAll(async () => {
-    host = await boot()
-  })
-
-  afterAll(async () => {
-    await host.dispose()
-    await until(() => markedPids(mark).length === 0, 'no shell left after dispose')
-  })
+  const host = sharedHost(boot, mark)
 
   const wait = async (command: string, waitFor: string, timeout = 20_000) => {
-    const result = await withinMs(60_000, command, execTool(host.ctx, 'bash_bg', { command, run_in_background: true, wait_for: waitFor, timeout }))
+    const result = await withinMs(60_000, command, execTool(host().ctx, 'bash_bg', { command, run_in_background: true, wait_for: waitFor, timeout }))
     expect((result.value as Value).world).toBe(world)
     return result
   }

@@ -5,6 +5,7 @@ export { ScriptedAdapter, textTurn, toolTurn, type ScriptEntry } from './scripte
 export { runTurn, sessionEvents, toolResults, waitForIdle } from './agent.ts'
 export { makeTmpDir, removeTmpDir } from './tmp.ts'
 export { execTool, textOf } from './execute.ts'
+export { loopLateness } from './lateness.ts'
 export {
   bootComposition, bundlePatch, hostRows,
   type Composition, type CompositionOptions, type LogRecord, type PatchLayer,

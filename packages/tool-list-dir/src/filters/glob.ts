@@ -249,27 +249,26 @@ class Parser {
       return rangeNode(range[1] as string, range[2] as string)
     }
     const start = this.at
-    const options = [this.sequence(',}')]
-    while (this.peek() === ',') {
-      this.at++
-      options.push(this.sequence(',}'))
-    }
-    if (this.peek() !== '}') throw new GlobSyntaxError('unbalanced brace')
-    this.at++
+    const options = this.alternatives(',', '}', 'unbalanced brace')
     if (options.length > 1) return { kind: 'alt', options }
     return seq(literal(0x7b), ...Array.from(this.chars.slice(start, this.at - 1), literal), literal(0x7d))
   }
 
   /** The inside of `(…)` after the `(`: alternatives separated by `|`. */
   private group(): Node {
-    const options = [this.sequence('|)')]
-    while (this.peek() === '|') {
+    return { kind: 'alt', options: this.alternatives('|', ')', 'unbalanced parenthesis') }
+  }
+
+  /** Sequences separated by `separator` up to and past `close`; `unclosed` is the error when `close` never comes. */
+  private alternatives(separator: string, close: string, unclosed: string): Node[] {
+    const options = [this.sequence(separator + close)]
+    while (this.peek() === separator) {
       this.at++
-      options.push(this.sequence('|)'))
+      options.push(this.sequence(separator + close))
     }
-    if (this.peek() !== ')') throw new GlobSyntaxError('unbalanced parenthesis')
+    if (this.peek() !== close) throw new GlobSyntaxError(unclosed)
     this.at++
-    return { kind: 'alt', options }
+    return options
   }
 }
 
