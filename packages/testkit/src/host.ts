@@ -36,6 +36,7 @@ export async function bootHost(options: HostOptions = {}): Promise<Host> {
     ...options.sandbox === undefined ? {} : { sandbox: options.sandbox },
     ...options.fileSystem === undefined ? {} : { fileSystem: options.fileSystem },
     ...options.jobRegistry === undefined ? {} : { jobRegistry: options.jobRegistry },
+    ...options.persistence === undefined ? {} : { persistence: options.persistence },
   })
   const adapter = new ScriptedAdapter(options.script ?? [], options.imageInput ?? false)
   ctx.llm.registerAdapter(['mock'], adapter)

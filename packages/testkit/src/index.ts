@@ -4,6 +4,7 @@ export { bootHost, type Host, type HostOptions } from './host.ts'
 export { ScriptedAdapter, textTurn, toolTurn, type ScriptEntry } from './scripted-adapter.ts'
 export { runTurn, sessionEvents, toolResults, waitForIdle } from './agent.ts'
 export { makeTmpDir, removeTmpDir } from './tmp.ts'
+export { FilePersistence } from './persistence.ts'
 export { execTool, textOf } from './execute.ts'
 export { loopLateness } from './lateness.ts'
 export {

@@ -12,6 +12,7 @@ import SandboxedFileSystem from '@deepseek-ai/dsh-fs-sandbox'
 import SandboxPolicy from '@deepseek-ai/dsh-sandbox-policy'
 import type { SandboxMode } from '@deepseek-ai/dsh-sandbox'
 import LocalJobRegistry from '@deepseek-ai/dsh-jobs-local'
+import { FilePersistence } from './persistence.ts'
 
 export interface ServicesOptions {
   /** The filesystem provider's default cwd. */
@@ -25,6 +26,8 @@ export interface ServicesOptions {
   fileSystem?: typeof LocalFileSystem
   /** Mount dsh-jobs-local as ctx.jobs (default true); false leaves the slot to a test's own registry. */
   jobRegistry?: boolean
+  /** Persist sessions as JSON lines under this directory (ctx.sessionPersistence), so a later host can resume them. */
+  persistence?: string
 }
 
 /**
@@ -38,6 +41,7 @@ export async function bootServices(options: ServicesOptions): Promise<Context> {
   const ctx = new Context()
   await ctx.plugin(LlmRuntime)
   await ctx.plugin(SessionStore)
+  if (options.persistence !== undefined) await ctx.plugin(FilePersistence, { root: options.persistence })
   await ctx.plugin(SystemPrompt, { persona: '' })
   await ctx.plugin(ToolRuntime, {})
   await ctx.plugin(AgentRegistry)
