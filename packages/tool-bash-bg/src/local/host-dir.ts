@@ -31,7 +31,7 @@ function pidNamespace(): string {
 }
 
 /** Why `dir` (ours alone, 0700) cannot be used, or undefined when it can: re-created when it vanished. */
-function privateDirProblem(dir: string): string | undefined {
+export function privateDirProblem(dir: string): string | undefined {
   const uid = process.getuid?.()
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
