@@ -1,16 +1,45 @@
 // The plugin's life: one local host (its directory, cgroups, leftovers and exit hook) and one shell registry, made at
 // apply and disposed with the plugin, so a reload leaves one of each.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
+import type {} from '@deepseek-ai/dsh-agent'
+import { SessionId } from '@deepseek-ai/dsh-session'
 import type { Config } from './config.ts'
 import { LocalHost } from './local/host.ts'
+import { Ledger } from './local/ledger.ts'
+import { Completions } from './shells/completions.ts'
+import { NoticeDelivery } from './shells/delivery.ts'
 import { hostJobsOf } from './shells/jobs-adapter.ts'
 import { KILL_POLICY } from './shells/kill-policy.ts'
 import { ShellRegistry } from './shells/registry.ts'
+import { TakeBack } from './shells/take-back.ts'
 import type { WorldParts } from './shells/world.ts'
+
+/** Completion notices that may wake an idle agent per user turn (tool-jobs' own default). */
+const MAX_WAKES = 3
+
+/** Whether a cgroup (v2 `cgroup.events`, else v1 `cgroup.procs`) still holds a process. */
+function cgroupPopulated(dir: string): boolean {
+  try {
+    return /^populated 1$/m.test(readFileSync(join(dir, 'cgroup.events'), 'utf8'))
+  } catch {
+    try {
+      return readFileSync(join(dir, 'cgroup.procs'), 'utf8').trim() !== ''
+    } catch {
+      return false
+    }
+  }
+}
 
 export function startShells(ctx: Context, config: Config): { registry: ShellRegistry, worlds: WorldParts } {
   const { toolName } = config
   const local = new LocalHost(toolName, KILL_POLICY)
+  const ledger = new Ledger()
+  const delivery = new NoticeDelivery(ctx, { ledger: () => ledger, maxWakes: MAX_WAKES, plugin: 'tool-bash-bg' })
+  const completions = new Completions({
+    ledger: () => ledger, delivery, agentOf: (session) => ctx.get('agents')?.get(SessionId(session)),
+  })
   const registry = new ShellRegistry({
     toolName,
     host: local.dir,
@@ -19,6 +48,13 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     readLimit: config.maxOutputBytes,
     jobs: () => hostJobsOf(ctx.get('jobs')),
     jobKill: () => ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill',
+    completed: (shell, cause) => completions.settled(shell, cause),
+  })
+  new TakeBack(ctx, {
+    ledger: () => ledger, delivery, pidns: local.dir.pidns,
+    startTime: (pid) => local.census.startTime(pid),
+    cgroupPopulated,
+    adopt: () => undefined,
   })
   // Hosts of other PID namespaces are judged by their socket, off the boot path.
   const reaped = local.reap()

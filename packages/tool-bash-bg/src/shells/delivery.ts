@@ -11,14 +11,14 @@ import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import { freezeMessage, MessageId, type UserMessage } from '@deepseek-ai/dsh-llm'
 import type { Session, SessionEvent } from '@deepseek-ai/dsh-session'
-import type { LedgerPort, LedgerRecord } from './ledger-port.ts'
+import type { Ledger, LedgerRecord } from '../local/ledger.ts'
 import { summaryOf } from './notices.ts'
 
 /** The two instants between handing a notice over and recording it delivered (where a crash test aims). */
 export type DeliveryPhase = 'delivering' | 'logged'
 
 export interface DeliveryOptions {
-  ledger: () => LedgerPort | undefined
+  ledger: () => Ledger | undefined
   /** Most completion notices that may wake an idle agent per user turn (tool-jobs' rule); the rest wait for a turn. */
   maxWakes: number
   /** The plugin's name in the notice's source. */
@@ -51,11 +51,15 @@ export class NoticeDelivery {
 
   /**
    * Hand one notice telling of `records` to `agent`: recorded `delivering` first. `wake`: an idle agent may start a
-   * turn for it (within the wake budget); otherwise it waits for the next step. Throws when the ledger cannot say so.
+   * turn for it (within the wake budget); otherwise it waits for the next step.
    */
   send(agent: Agent, records: readonly LedgerRecord[], lines: readonly string[], wake: boolean, messageId = `bash-bg-${randomUUID()}`): void {
     const ledger = this.options.ledger()
-    for (const record of records) ledger?.update(agent.id, record.shellId, { delivery: { messageId, state: 'delivering' } })
+    try {
+      for (const record of records) ledger?.update(agent.id, record.shellId, { delivery: { messageId, state: 'delivering' } })
+    } catch {
+      // Unrecorded (a full disk): sent all the same; a resume may then tell it again, which beats never.
+    }
     this.ctx.emit('bash-bg/delivery', { phase: 'delivering', session: agent.id, messageId })
     this.pending.set(messageId, { session: agent.id, shellIds: records.map((record) => record.shellId) })
     const message: UserMessage = freezeMessage({
@@ -83,7 +87,7 @@ export class NoticeDelivery {
     for (const shellId of entry.shellIds) this.settle(ledger, entry.session, shellId, messageId)
   }
 
-  private settle(ledger: LedgerPort, session: string, shellId: string, messageId: string): void {
+  private settle(ledger: Ledger, session: string, shellId: string, messageId: string): void {
     const record = ledger.list(session).find((each) => each.shellId === shellId)
     if (record?.delivery?.messageId !== messageId) return
     if (record.state === 'running') ledger.update(session, shellId, { delivery: { messageId, state: 'delivered' } })

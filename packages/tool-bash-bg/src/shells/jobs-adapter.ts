@@ -41,7 +41,15 @@ export interface HostJobs {
   start(job: ShellJobStart): string
   /** Ask the host to cancel the job (its `cancel` runs inside); throws for an unknown or foreign job. */
   kill(jobId: string, caller: Caller | undefined, reason: string): 'requested' | 'already-finished'
+  /**
+   * Called just before the job's `done` settles: a wait pending across the settlement marks it reported (rc.8) or
+   * awaited (0.1.7), so tool-jobs sends no notice of its own; this plugin tells the model itself, exactly once.
+   */
+  hold(jobId: string, caller: Caller): void
 }
+
+/** The hold's wait: it ends at the settlement, a moment later; the bound only keeps a stuck one from lasting. */
+const HOLD_MS = 60_000
 
 type Answer = 'requested' | 'already-finished'
 
@@ -49,6 +57,7 @@ type Answer = 'requested' | 'already-finished'
 interface Rc8Jobs {
   start(spec: { kind: 'bash_bg', label: string, owner?: Caller, run(): { cancel(reason?: string): void, done: Promise<ShellJobOutcome>, readOutput?(): string } }): string
   kill(id: string, caller?: Caller, reason?: string): Answer
+  wait?(id: string, timeoutMs: number, caller?: Caller): Promise<unknown>
 }
 
 /** 0.1.7 (packages/jobs/jobs/src/types.ts: JobSpec, JobOutputSource, JobHooks; index.ts: kill(id, caller?: SessionId)). */
@@ -62,7 +71,11 @@ interface NextJobs {
   }): string
   kill(id: string, caller?: string, reason?: string): Answer
   readAt(id: string, from: number, caller?: string): unknown
+  wait?(id: string, timeoutMs: number, caller?: string): Promise<unknown>
 }
+
+/** A wait's own end (the settlement, or an error of a registry that lacks one) is nothing to act on. */
+const held = (wait: Promise<unknown> | undefined) => { void wait?.catch(() => {}) }
 
 /** 0.1.7 reads output at offsets (`readAt`), which rc.8 lacks: the one method that tells the lines apart. */
 function isNext(jobs: object): jobs is NextJobs {
@@ -80,6 +93,7 @@ function rc8(jobs: Rc8Jobs): HostJobs {
       },
     }),
     kill: (jobId, caller, reason) => jobs.kill(jobId, caller, reason),
+    hold: (jobId, caller) => held(jobs.wait?.(jobId, HOLD_MS, caller)),
   }
 }
 
@@ -99,6 +113,7 @@ function next(jobs: NextJobs): HostJobs {
       })
     },
     kill: (jobId, caller, reason) => jobs.kill(jobId, caller?.id, reason),
+    hold: (jobId, caller) => held(jobs.wait?.(jobId, HOLD_MS, caller.id)),
   }
 }
 

@@ -3,22 +3,34 @@
  * alone (a notice sent again after a crash reads as the first one did).
  */
 import { echo, escapeName, formatBytes, formatDuration } from '@gencode-ai/dsh-tool-common'
-import type { LedgerRecord } from './ledger-port.ts'
+import type { LedgerRecord } from '../local/ledger.ts'
 
 /** A command named in a notice: escaped, quoted, cut, so no command forges a line. */
-const named = (record: LedgerRecord) => echo(record.command, 60)
-const clock = (at: number) => `${new Date(at).toISOString().slice(11, 16)} UTC`
-const output = (record: LedgerRecord) => `; output: ${escapeName(record.log)}`
+/** What a completion line names. */
+type Told = Pick<LedgerRecord, 'shellId' | 'command' | 'log' | 'exitCode' | 'signal'>
 
-function ending(record: LedgerRecord): string {
+const named = (record: Told) => echo(record.command, 60)
+const clock = (at: number) => `${new Date(at).toISOString().slice(11, 16)} UTC`
+const output = (record: Told) => `; output: ${escapeName(record.log)}`
+
+function ending(record: Told): string {
   if (record.signal !== undefined && record.signal !== null) return `was killed by ${record.signal}`
   return `exited with code ${record.exitCode ?? 'unknown'}`
 }
 
-/** A shell that ended while its host ran (the host's own completion notice). */
-export function completionLine(record: LedgerRecord, jobId: string | undefined): string {
-  const job = jobId === undefined ? '' : `; new output: job_output ${jobId}`
-  return `Background shell ${record.shellId} ${named(record)} ${ending(record)}${output(record)}${job}`
+/**
+ * A shell that ended while its host ran, in tool-jobs' words (which the model knows from other jobs), with the shell
+ * id and its log: `background job bash_bg-1 (bash_bg: make test) finished [status: completed, exit code: 0]. …`.
+ */
+export function completionLine(record: Told, jobId: string | undefined): string {
+  const status = record.signal === undefined || record.signal === null
+    ? `completed, exit code: ${record.exitCode ?? 'unknown'}`
+    : `killed, signal: ${record.signal}`
+  const label = escapeName(Array.from(record.command).length > 200 ? `${Array.from(record.command).slice(0, 200).join('')}…` : record.command)
+  const log = escapeName(record.log)
+  return jobId === undefined
+    ? `background shell ${record.shellId} (${label}) finished [status: ${status}]. Its log: ${log}.`
+    : `background job ${jobId} (bash_bg: ${label}) finished [status: ${status}]. Shell ${record.shellId}; its log: ${log} (job_output ${jobId} reads new output).`
 }
 
 /** A shell found at resume: taken back, ended meanwhile, stopped at the last host's exit, or vanished. */
@@ -33,10 +45,15 @@ export function resumeLine(record: LedgerRecord, now: number, bytes: number): st
       return `${id} ${named(record)} was interrupted: it is gone and no exit status was recorded (not completed)${output(record)}`
     default: {
       const at = record.endedAt === undefined ? '' : ` at ${clock(record.endedAt)}`
-      const unattended = record.hostExitedAt === undefined ? '' : ' while no host was running'
-      return `${id} ${named(record)} ${ending(record)}${at}${unattended}${output(record)}`
+      // Told at resume, so no host saw it end (or none lived to tell it).
+      return `${id} ${named(record)} ${ending(record)}${at} while no host was running${output(record)}`
     }
   }
+}
+
+/** A shell proven running that this host could not register again (another host holds it). */
+export function notTakenBack(record: LedgerRecord): string {
+  return `${record.shellId} ${named(record)} still running, but held by another host: not taken back here`
 }
 
 /** The notice's one-line account (the host bounds it to 120 characters). */

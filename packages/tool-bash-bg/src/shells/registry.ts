@@ -7,6 +7,7 @@ import type { BackgroundShells, Caller, KillRequest, Launch, ShellSnapshot, Stop
 import type { HostDir } from '../local/host-dir.ts'
 import type { ExitTarget } from '../local/host.ts'
 import type { HostJobs } from './jobs-adapter.ts'
+import type { StopCause } from './completions.ts'
 import { ForegroundRuns } from './foreground-runs.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { liveness } from './liveness.ts'
@@ -29,6 +30,8 @@ export interface RegistryOptions {
   maxLogBytes: number
   /** Cap of each host job output read. */
   readLimit: number
+  /** A shell settled (with who stopped it, if anything did): its completion is told by this plugin, not by tool-jobs. */
+  completed?: (shell: ShellSnapshot, cause: StopCause | undefined) => void
 }
 
 function notFound(id: string): HarnessError {
@@ -128,13 +131,17 @@ export class ShellRegistry implements BackgroundShells {
     const problem = this.options.host.logDirProblem()
     if (problem !== undefined) throw problem
     const id = this.newId()
+    let shell: BackgroundShell | undefined
+    const jobs = this.options.jobs()
     const init = {
       toolName: this.options.toolName, id, command: start.command, owner: start.caller?.id ?? '', launch: start.launch, world: start.world,
       maxLogBytes: this.options.maxLogBytes, outputFile: join(this.logDir, `${id}.log`),
       cancelRequest: () => this.takePending(id) ?? this.defaultKill(),
+      beforeDone: () => {
+        const jobId = shell?.record.job_id
+        if (this.options.completed !== undefined && jobId !== undefined && start.caller !== undefined) jobs?.hold(jobId, start.caller)
+      },
     }
-    let shell: BackgroundShell | undefined
-    const jobs = this.options.jobs()
     if (jobs !== undefined && start.caller !== undefined) {
       try {
         const jobId = jobs.start({
@@ -153,7 +160,11 @@ export class ShellRegistry implements BackgroundShells {
     shell ??= new BackgroundShell(init)
     this.shells.set(id, shell)
     this.saveRunning()
-    void shell.settled.then(() => this.saveRunning())
+    const settledShell = shell
+    void shell.settled.then((snapshot) => {
+      this.saveRunning()
+      this.options.completed?.(snapshot, settledShell.stopCause)
+    })
     return shell
   }
 
@@ -215,6 +226,7 @@ export class ShellRegistry implements BackgroundShells {
     if (!shell.running) return exited()
     // Judged before the host job's cancel can start a kill: one call claims a stop, any other made meanwhile joins it.
     const joined = shell.joins(request)
+    shell.stopCause ??= 'model'
     const jobId = shell.record.job_id
     const jobs = jobId === undefined ? undefined : this.options.jobs()
     if (jobId !== undefined && jobs !== undefined) {
@@ -246,6 +258,9 @@ export class ShellRegistry implements BackgroundShells {
   /** Plugin dispose: the shells (a kill under way included: this one runs beside it) and the foreground runs. */
   async terminateAll(): Promise<void> {
     const request = this.defaultKill()
-    await Promise.all([this.foreground.stopAll(), ...this.live().map((shell) => shell.terminate(request, true))])
+    await Promise.all([this.foreground.stopAll(), ...this.live().map((shell) => {
+      shell.stopCause ??= 'exit'
+      return shell.terminate(request, true)
+    })])
   }
 }

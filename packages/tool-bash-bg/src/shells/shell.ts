@@ -7,6 +7,7 @@ import type { KillOutcome, KillRequest, Launch, ShellSnapshot } from '../contrac
 import { noLog } from '../local/host-dir.ts'
 import { closed } from './foreground.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
+import { TEARDOWN_REASONS, type StopCause } from './completions.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { LogWriter } from './log-writer.ts'
 import type { ShellProcesses, ShellWorld } from './world-types.ts'
@@ -24,6 +25,8 @@ export interface ShellInit {
   outputFile: string
   maxLogBytes: number
   cancelRequest: () => KillRequest
+  /** Called as the host job's `done` is about to settle (the completion notice's hold). */
+  beforeDone?: () => void
 }
 
 /** Why a log stopped taking output. */
@@ -38,6 +41,8 @@ export class BackgroundShell {
   readonly settled: Promise<ShellSnapshot>
   private readonly writer: LogWriter
   private termination: { request: KillRequest, outcome: Promise<KillOutcome> } | undefined
+  /** Who stopped it, when something did: decides whether its completion is still to be told. */
+  stopCause: StopCause | undefined
   private killSignal: string | undefined
   private cursor = 0
   private readonly decoder = new StringDecoder('utf8')
@@ -223,13 +228,17 @@ export class BackgroundShell {
   /** Host job hooks. The cancel carries out the registry's pending stop request once; a later cancel is a bare job_kill. */
   hooks(readLimit: number): ShellJobHooks {
     return {
-      cancel: () => {
+      cancel: (reason) => {
+        this.stopCause ??= reason !== undefined && TEARDOWN_REASONS.has(reason) ? 'exit' : 'model'
         // cancel must never throw; the shell stays reachable through dispose and exit handlers.
         try {
           this.terminate(this.init.cancelRequest()).catch(() => {})
         } catch {}
       },
-      done: this.settled.then(() => this.outcome()),
+      done: this.settled.then(() => {
+        this.init.beforeDone?.()
+        return this.outcome()
+      }),
       readOutput: () => this.readOutput(readLimit),
       readFrom: (fromByte) => this.readFrom(fromByte, readLimit),
     }

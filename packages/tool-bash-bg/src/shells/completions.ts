@@ -1,0 +1,53 @@
+/**
+ * A shell that ended while its host ran: its ledger record takes the end, and its session's model is told by this
+ * plugin's own notice (tool-jobs' is held back: see `HostJobs.hold`), exactly once. A shell the model stopped
+ * (kill_shell, job_kill) was told by that call: its record goes. One stopped by the host's exit is left to the
+ * exit policy's record, told at the next resume.
+ */
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import type { ShellSnapshot } from '../contract.ts'
+import type { Ledger, LedgerPatch } from '../local/ledger.ts'
+import type { NoticeDelivery } from './delivery.ts'
+import { completionLine } from './notices.ts'
+
+/** Who stopped a shell: the model (its own call said so), or the host's exit or the owner's disposal. */
+export type StopCause = 'model' | 'exit'
+
+/** The cancel reasons the host's jobs give at teardown (rc.8 and 0.1.7 alike); any other is a model's job_kill. */
+export const TEARDOWN_REASONS: ReadonlySet<string> = new Set(['jobs service disposed', 'owner disposed'])
+
+export interface CompletionOptions {
+  ledger: () => Ledger | undefined
+  delivery: NoticeDelivery
+  /** The live agent serving a session now (the registered one: after a resume, not the one that started the shell). */
+  agentOf: (session: string) => Agent | undefined
+}
+
+export class Completions {
+  constructor(private readonly options: CompletionOptions) {}
+
+  settled(shell: ShellSnapshot, cause: StopCause | undefined): void {
+    const ledger = this.options.ledger()
+    if (shell.owner === '' || ledger === undefined || cause === 'exit') return
+    // The model stopped it (and its call said so), or no host job carries it (no notice route, as before): nothing to tell.
+    if (cause === 'model' || shell.job_id === undefined) {
+      ledger.remove(shell.owner, shell.id)
+      return
+    }
+    const patch: LedgerPatch = {
+      state: shell.status === 'killed' ? 'killed' : 'ended', exitCode: shell.exit_code, signal: shell.signal,
+      endedAt: Date.parse(shell.ended_at ?? new Date().toISOString()),
+    }
+    let record
+    try {
+      record = ledger.update(shell.owner, shell.id, patch)
+    } catch {
+      // The ledger cannot be written (a full disk): tool-jobs' notice was held back, so tell it all the same.
+    }
+    const agent = this.options.agentOf(shell.owner)
+    // No agent serves the session now: the record says ended, and its next resume tells it.
+    if (agent === undefined) return
+    const told = record ?? { shellId: shell.id, command: shell.command, log: shell.output_file, exitCode: shell.exit_code, signal: shell.signal }
+    this.options.delivery.send(agent, record === undefined ? [] : [record], [completionLine(told, shell.job_id)], true)
+  }
+}

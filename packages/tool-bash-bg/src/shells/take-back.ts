@@ -1,0 +1,124 @@
+/**
+ * Resume: a host that serves a session with ledger records takes back its shells before the session's first step.
+ * Each record of the session is proven (same PID namespace, its leader's pid still the same process by start time and
+ * ours by uid, or its cgroup still holding something) and then: still running → registered again under its shell id;
+ * ended meanwhile → its exit status from the shell side's exit file; gone with none → interrupted. The model is told
+ * once, in one injected notice (no wake spent), and each completion in it is delivered exactly once.
+ */
+import { readFileSync, statSync } from 'node:fs'
+import type { Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import type { Session, SessionEvent } from '@deepseek-ai/dsh-session'
+import type { Ledger, LedgerPatch, LedgerRecord } from '../local/ledger.ts'
+import type { NoticeDelivery } from './delivery.ts'
+import { notTakenBack, resumeLine } from './notices.ts'
+
+/** How the shell side recorded the end (the keeper's exit file). */
+export interface ExitRecord {
+  code: number | null
+  signal: string | null
+  at: number
+}
+
+export interface TakeBackOptions {
+  ledger: () => Ledger | undefined
+  delivery: NoticeDelivery
+  /** This host's PID namespace: a record of another is never proven, touched or told. */
+  pidns: string
+  /** A pid's start time now (undefined when no such process). */
+  startTime: (pid: number) => number | undefined
+  /** Whether a record's cgroup still holds a process. */
+  cgroupPopulated: (cgroup: string) => boolean
+  /** Register a proven running shell again (a host job, the registry); its log size, or undefined when it could not be. */
+  adopt: (agent: Agent, record: LedgerRecord) => { bytes: number } | undefined
+}
+
+/** The shell side's record of the end, when it wrote one. */
+export function readExit(file: string): ExitRecord | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<ExitRecord>
+    if (typeof parsed.at !== 'number') return undefined
+    return { code: typeof parsed.code === 'number' ? parsed.code : null, signal: typeof parsed.signal === 'string' ? parsed.signal : null, at: parsed.at }
+  } catch {
+    return undefined
+  }
+}
+
+function eventsOf(session: Session): readonly SessionEvent[] {
+  const later = session as unknown as { snapshotEvents?: () => readonly SessionEvent[] }
+  return typeof later.snapshotEvents === 'function' ? later.snapshotEvents() : session.events
+}
+
+/** Owned by this user: /proc/<pid> belongs to the process's real owner. */
+function ownedByUs(pid: number): boolean {
+  const uid = process.getuid?.()
+  try {
+    return uid === undefined || statSync(`/proc/${pid}`).uid === uid
+  } catch {
+    return false
+  }
+}
+
+export class TakeBack {
+  /** The take-back of each resumed session, awaited by its first step. */
+  private readonly gates = new Map<string, Promise<void>>()
+
+  constructor(ctx: Context, private readonly options: TakeBackOptions) {
+    ctx.on('agent/session-start', ({ agent, source }) => {
+      // 0.1.7's headless runner adopts a session without saying `resume`: a session with history counts too.
+      if (source !== 'resume' && eventsOf(agent.session).length === 0) return
+      const gate = Promise.resolve().then(() => this.run(agent)).catch(() => {})
+      this.gates.set(agent.id, gate)
+    })
+    ctx.on('agent/pre-step', async ({ agent }, next) => {
+      const gate = this.gates.get(agent.id)
+      if (gate !== undefined) {
+        await gate
+        this.gates.delete(agent.id)
+      }
+      return next()
+    })
+    ctx.on('agent/disposed', ({ agent }) => { this.gates.delete(agent.id) })
+  }
+
+  /** Whether the record's shell still runs: in our PID namespace, its leader the same process and ours, or its cgroup not empty. */
+  private alive(record: LedgerRecord): boolean {
+    const same = this.options.startTime(record.pid) === record.pidStart && ownedByUs(record.pid)
+    return same || (record.cgroup !== undefined && this.options.cgroupPopulated(record.cgroup))
+  }
+
+  /** Take back `agent`'s shells and tell it once. Synchronous up to the notice: `/tasks` right after the resume lists them. */
+  run(agent: Agent): void {
+    const ledger = this.options.ledger()
+    if (ledger === undefined) return
+    const { delivery } = this.options
+    // Never someone else's: the session's directory holds only its records, and another namespace's pids prove nothing.
+    const records = ledger.list(agent.id).filter((record) => record.session === agent.id && record.pidns === this.options.pidns)
+    delivery.recover(agent, records.filter((record) => record.delivery !== undefined), (group, messageId) => {
+      delivery.send(agent, group, group.map((record) => resumeLine(record, Date.now(), 0)), false, messageId)
+    })
+    const now = Date.now()
+    const running: string[] = []
+    const told: LedgerRecord[] = []
+    for (const record of records) {
+      if (record.delivery !== undefined) continue
+      if (record.state !== 'running') {
+        told.push(record)
+        continue
+      }
+      if (this.alive(record)) {
+        const adopted = this.options.adopt(agent, record)
+        // Not taken back (the keeper refused it, another host holds it): still running, so never called ended.
+        running.push(adopted === undefined ? notTakenBack(record) : resumeLine(record, now, adopted.bytes))
+        continue
+      }
+      const exit = readExit(record.exitFile)
+      const patch: LedgerPatch = exit === undefined
+        ? { state: 'interrupted' }
+        : { state: 'ended', exitCode: exit.code, signal: exit.signal, endedAt: exit.at }
+      told.push(ledger.update(agent.id, record.shellId, patch) ?? { ...record, ...patch })
+    }
+    if (told.length === 0 && running.length === 0) return
+    delivery.send(agent, told, [...running, ...told.map((record) => resumeLine(record, now, 0))], false)
+  }
+}
