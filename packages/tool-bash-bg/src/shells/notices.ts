@@ -51,6 +51,11 @@ export function resumeLine(record: LedgerRecord, now: number, bytes: number): st
   }
 }
 
+/** A notice sent again after a crash, rebuilt from its record (a job id it named belonged to the host that died). */
+export function retellLine(record: LedgerRecord, now: number): string {
+  return record.state === 'ended' || record.state === 'killed' ? completionLine(record, undefined) : resumeLine(record, now, 0)
+}
+
 /** A shell proven running that this host could not register again (another host holds it). */
 export function notTakenBack(record: LedgerRecord): string {
   return `${record.shellId} ${named(record)} still running, but held by another host: not taken back here`

@@ -11,7 +11,7 @@ import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { Session, SessionEvent } from '@deepseek-ai/dsh-session'
 import type { Ledger, LedgerPatch, LedgerRecord } from '../local/ledger.ts'
 import type { NoticeDelivery } from './delivery.ts'
-import { notTakenBack, resumeLine } from './notices.ts'
+import { notTakenBack, resumeLine, retellLine } from './notices.ts'
 
 /** How the shell side recorded the end (the keeper's exit file). */
 export interface ExitRecord {
@@ -95,7 +95,7 @@ export class TakeBack {
     // Never someone else's: the session's directory holds only its records, and another namespace's pids prove nothing.
     const records = ledger.list(agent.id).filter((record) => record.session === agent.id && record.pidns === this.options.pidns)
     delivery.recover(agent, records.filter((record) => record.delivery !== undefined), (group, messageId) => {
-      delivery.send(agent, group, group.map((record) => resumeLine(record, Date.now(), 0)), false, messageId)
+      delivery.send(agent, group, group.map((record) => retellLine(record, Date.now())), false, messageId)
     })
     const now = Date.now()
     const running: string[] = []
