@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import type { SessionEvent, SessionHeader, SessionId } from '@deepseek-ai/dsh-session'
 import {
-  PersistenceCoordinator, SessionPersistence, SessionPersistenceRevision, type PersistenceBackend, type SessionInspection, type SessionLocation,
+  PersistenceCoordinator, SessionPersistence, SessionPersistenceRevision,
+  type PersistenceBackend, type SessionInspection, type SessionLocation,
 } from '@deepseek-ai/dsh-session-persistence'
 
 const fileName = (id: string) => `${Buffer.from(id).toString('hex')}.jsonl`

@@ -50,12 +50,12 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     jobKill: () => ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill',
     completed: (shell, cause) => completions.settled(shell, cause),
   })
-  new TakeBack(ctx, {
+  new TakeBack({
     ledger: () => ledger, delivery, pidns: local.dir.pidns,
     startTime: (pid) => local.census.startTime(pid),
     cgroupPopulated,
     adopt: () => undefined,
-  })
+  }).listen(ctx)
   // Hosts of other PID namespaces are judged by their socket, off the boot path.
   const reaped = local.reap()
   registry.noteLeftovers(reaped.now)

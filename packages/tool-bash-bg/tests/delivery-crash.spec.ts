@@ -8,7 +8,6 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
-import type { UserMessage } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
 import { bootHost, makeTmpDir, removeTmpDir, runTurn, sessionEvents, textTurn } from '@gencode-ai/testkit'
 import * as BashBg from '../src/index.ts'
@@ -46,7 +45,7 @@ async function resumeAndCount(session: string, shellId: string): Promise<{ told:
     await host.ctx.plugin(BashBg, {})
     const { agent } = await host.ctx.agents.resume({ resumeSessionId: SessionId(session), agentOptions: { provider: 'mock', model: 'mock' } })
     await runTurn(host.ctx, agent, 'next')
-    const ours = sessionEvents(agent.session).flatMap((event) => event.type === 'user/message' ? [event.data as UserMessage] : [])
+    const ours = sessionEvents(agent.session).flatMap((event) => event.type === 'user/message' ? [event.data] : [])
       .filter((message) => message.source.kind === 'plugin' && message.source.plugin === 'tool-bash-bg'
         && message.content.some((part) => part.type === 'text' && part.text.includes(shellId)))
     // The record goes once its notice is logged and flushed.

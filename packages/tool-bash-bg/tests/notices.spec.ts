@@ -27,7 +27,7 @@ afterAll(async () => {
 })
 
 const userMessages = (events: readonly SessionEvent[]) =>
-  events.flatMap((event) => event.type === 'user/message' ? [event.data as UserMessage] : [])
+  events.flatMap((event) => event.type === 'user/message' ? [event.data] : [])
 const fromPlugin = (message: UserMessage, plugin: string) => message.source.kind === 'plugin' && message.source.plugin === plugin
 const textOfMessage = (message: UserMessage) => message.content.map((part) => part.type === 'text' ? part.text : '').join('')
 

@@ -47,7 +47,10 @@ export class Completions {
     const agent = this.options.agentOf(shell.owner)
     // No agent serves the session now: the record says ended, and its next resume tells it.
     if (agent === undefined) return
-    const told = record ?? { shellId: shell.id, command: shell.command, log: shell.output_file, exitCode: shell.exit_code, signal: shell.signal }
-    this.options.delivery.send(agent, record === undefined ? [] : [record], [completionLine(told, shell.job_id)], true)
+    const told = record ?? {
+      shellId: shell.id, command: shell.command, log: shell.output_file, exitCode: shell.exit_code, signal: shell.signal,
+    }
+    const records = record === undefined ? [] : [record]
+    this.options.delivery.send(agent, records, [completionLine(told, shell.job_id)], true)
   }
 }

@@ -15,7 +15,7 @@ import type { Ledger, LedgerRecord } from '../local/ledger.ts'
 import { summaryOf } from './notices.ts'
 
 /** The two instants between handing a notice over and recording it delivered (where a crash test aims). */
-export type DeliveryPhase = 'delivering' | 'logged'
+type DeliveryPhase = 'delivering' | 'logged'
 
 export interface DeliveryOptions {
   ledger: () => Ledger | undefined
@@ -26,7 +26,7 @@ export interface DeliveryOptions {
 }
 
 /** The log across hosts: `snapshotEvents()` from DSH 0.1.3 (the `events` getter is gone there), else `events`. */
-function eventsOf(session: Session): readonly SessionEvent[] {
+export function eventsOf(session: Session): readonly SessionEvent[] {
   const later = session as unknown as { snapshotEvents?: () => readonly SessionEvent[] }
   return typeof later.snapshotEvents === 'function' ? later.snapshotEvents() : session.events
 }

@@ -8,13 +8,12 @@
 import { readFileSync, statSync } from 'node:fs'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import type { Session, SessionEvent } from '@deepseek-ai/dsh-session'
 import type { Ledger, LedgerPatch, LedgerRecord } from '../local/ledger.ts'
-import type { NoticeDelivery } from './delivery.ts'
+import { eventsOf, type NoticeDelivery } from './delivery.ts'
 import { notTakenBack, resumeLine, retellLine } from './notices.ts'
 
 /** How the shell side recorded the end (the keeper's exit file). */
-export interface ExitRecord {
+interface ExitRecord {
   code: number | null
   signal: string | null
   at: number
@@ -34,7 +33,7 @@ export interface TakeBackOptions {
 }
 
 /** The shell side's record of the end, when it wrote one. */
-export function readExit(file: string): ExitRecord | undefined {
+function readExit(file: string): ExitRecord | undefined {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<ExitRecord>
     if (typeof parsed.at !== 'number') return undefined
@@ -42,11 +41,6 @@ export function readExit(file: string): ExitRecord | undefined {
   } catch {
     return undefined
   }
-}
-
-function eventsOf(session: Session): readonly SessionEvent[] {
-  const later = session as unknown as { snapshotEvents?: () => readonly SessionEvent[] }
-  return typeof later.snapshotEvents === 'function' ? later.snapshotEvents() : session.events
 }
 
 /** Owned by this user: /proc/<pid> belongs to the process's real owner. */
@@ -63,7 +57,10 @@ export class TakeBack {
   /** The take-back of each resumed session, awaited by its first step. */
   private readonly gates = new Map<string, Promise<void>>()
 
-  constructor(ctx: Context, private readonly options: TakeBackOptions) {
+  constructor(private readonly options: TakeBackOptions) {}
+
+  /** Listen for the sessions `ctx` resumes, and hold each one's first step until its shells are taken back. */
+  listen(ctx: Context): void {
     ctx.on('agent/session-start', ({ agent, source }) => {
       // 0.1.7's headless runner adopts a session without saying `resume`: a session with history counts too.
       if (source !== 'resume' && eventsOf(agent.session).length === 0) return
