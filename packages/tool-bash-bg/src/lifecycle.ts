@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-agent'
-import { SessionId } from '@deepseek-ai/dsh-session'
+import type { SessionId } from '@deepseek-ai/dsh-session'
 import type { Config } from './config.ts'
 import { LocalHost } from './local/host.ts'
 import { Ledger } from './local/ledger.ts'
@@ -38,7 +38,7 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
   const ledger = new Ledger()
   const delivery = new NoticeDelivery(ctx, { ledger: () => ledger, maxWakes: MAX_WAKES, plugin: 'tool-bash-bg' })
   const completions = new Completions({
-    ledger: () => ledger, delivery, agentOf: (session) => ctx.get('agents')?.get(SessionId(session)),
+    ledger: () => ledger, delivery, agentOf: (session) => ctx.get('agents')?.get(session as SessionId),
   })
   const registry = new ShellRegistry({
     toolName,
