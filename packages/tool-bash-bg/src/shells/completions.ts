@@ -14,7 +14,10 @@ import { completionLine } from './notices.ts'
 export type StopCause = 'model' | 'exit'
 
 /** The cancel reasons the host's jobs give at teardown (rc.8 and 0.1.7 alike); any other is a model's job_kill. */
-export const TEARDOWN_REASONS: ReadonlySet<string> = new Set(['jobs service disposed', 'owner disposed'])
+const TEARDOWN_REASONS: readonly string[] = ['jobs service disposed', 'owner disposed'] as const
+
+/** Who a job's cancel with `reason` comes from. */
+export const causeOf = (reason: string | undefined): StopCause => reason !== undefined && TEARDOWN_REASONS.includes(reason) ? 'exit' : 'model'
 
 export interface CompletionOptions {
   ledger: () => Ledger | undefined

@@ -7,7 +7,7 @@ import type { KillOutcome, KillRequest, Launch, ShellSnapshot } from '../contrac
 import { noLog } from '../local/host-dir.ts'
 import { closed } from './foreground.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
-import { TEARDOWN_REASONS, type StopCause } from './completions.ts'
+import { causeOf, type StopCause } from './completions.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { LogWriter } from './log-writer.ts'
 import type { ShellProcesses, ShellWorld } from './world-types.ts'
@@ -229,7 +229,7 @@ export class BackgroundShell {
   hooks(readLimit: number): ShellJobHooks {
     return {
       cancel: (reason) => {
-        this.stopCause ??= reason !== undefined && TEARDOWN_REASONS.has(reason) ? 'exit' : 'model'
+        this.stopCause ??= causeOf(reason)
         // cancel must never throw; the shell stays reachable through dispose and exit handlers.
         try {
           this.terminate(this.init.cancelRequest()).catch(() => {})
