@@ -54,6 +54,7 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     ledger: () => ledger, delivery, pidns: local.dir.pidns,
     startTime: (pid) => local.census.startTime(pid),
     cgroupPopulated,
+    known: (shellId) => registry.has(shellId),
     adopt: () => undefined,
   }).listen(ctx)
   // Hosts of other PID namespaces are judged by their socket, off the boot path.

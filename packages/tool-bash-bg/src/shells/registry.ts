@@ -168,6 +168,11 @@ export class ShellRegistry implements BackgroundShells {
     return shell
   }
 
+  /** Whether this registry holds the shell (running or finished and still listed). */
+  has(id: string): boolean {
+    return this.shells.has(id)
+  }
+
   private takePending(id: string): KillRequest | undefined {
     const request = this.pending.get(id)
     this.pending.delete(id)

@@ -28,6 +28,8 @@ export interface TakeBackOptions {
   startTime: (pid: number) => number | undefined
   /** Whether a record's cgroup still holds a process. */
   cgroupPopulated: (cgroup: string) => boolean
+  /** Whether this host's registry already holds the shell (it started it, or took it back before): never taken twice. */
+  known: (shellId: string) => boolean
   /** Register a proven running shell again (a host job, the registry); its log size, or undefined when it could not be. */
   adopt: (agent: Agent, record: LedgerRecord) => { bytes: number } | undefined
 }
@@ -62,8 +64,9 @@ export class TakeBack {
   /** Listen for the sessions `ctx` resumes, and hold each one's first step until its shells are taken back. */
   listen(ctx: Context): void {
     ctx.on('agent/session-start', ({ agent, source }) => {
-      // 0.1.7's headless runner adopts a session without saying `resume`: a session with history counts too.
-      if (source !== 'resume' && eventsOf(agent.session).length === 0) return
+      // 0.1.7's headless runner adopts a session without saying `resume`: a startup with history counts too (a
+      // clear or a compaction continues a session this host already serves).
+      if (source !== 'resume' && (source !== 'startup' || eventsOf(agent.session).length === 0)) return
       const gate = Promise.resolve().then(() => this.run(agent)).catch(() => {})
       this.gates.set(agent.id, gate)
     })
@@ -90,7 +93,8 @@ export class TakeBack {
     if (ledger === undefined) return
     const { delivery } = this.options
     // Never someone else's: the session's directory holds only its records, and another namespace's pids prove nothing.
-    const records = ledger.list(agent.id).filter((record) => record.session === agent.id && record.pidns === this.options.pidns)
+    const records = ledger.list(agent.id)
+      .filter((record) => record.session === agent.id && record.pidns === this.options.pidns && !this.options.known(record.shellId))
     delivery.recover(agent, records.filter((record) => record.delivery !== undefined), (group, messageId) => {
       delivery.send(agent, group, group.map((record) => retellLine(record, Date.now())), false, messageId)
     })
