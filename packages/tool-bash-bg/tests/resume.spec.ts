@@ -88,7 +88,7 @@ describe('a resumed session is told once what became of its shells while no host
     await until(() => pidsWithMarker(mark, true).length === 1, 'the victim')
     const endedAt = Date.UTC(2026, 11, 4, 14, 3)
     ledger.write(record(session, 'bg-aaaaaa', { command: 'sleep 3; echo done; exit 7' }))
-    writeFileSync(exitFileOf(ledger.dirOf(session), 'bg-aaaaaa'), JSON.stringify({ code: 7, signal: null, at: endedAt }))
+    writeFileSync(exitFileOf(ledger.dirOf(session), 'bg-aaaaaa'), JSON.stringify({ v: 1, shellId: 'bg-aaaaaa', code: 7, signal: null, leaderExitedAt: endedAt, endedAt, bytes: 5, capped: false }))
     ledger.write(record(session, 'bg-bbbbbb'))
     ledger.write(record(session, 'bg-cccccc', { state: 'stopped-at-exit', endedAt, keep: false }))
     ledger.write(record(session, 'bg-dddddd', { pid: victim.pid ?? 0, pidStart: 1 }))

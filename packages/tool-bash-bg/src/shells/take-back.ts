@@ -12,11 +12,12 @@ import type { Ledger, LedgerPatch, LedgerRecord } from '../local/ledger.ts'
 import { eventsOf, type NoticeDelivery } from './delivery.ts'
 import { notTakenBack, resumeLine, retellLine } from './notices.ts'
 
-/** How the shell side recorded the end (the keeper's exit file). */
+/** What the resume reads of the keeper's exit file: the end, and whether the keeper stopped it at its TTL. */
 interface ExitRecord {
   code: number | null
   signal: string | null
-  at: number
+  endedAt: number
+  ttlKilled?: true
 }
 
 export interface TakeBackOptions {
@@ -38,8 +39,11 @@ export interface TakeBackOptions {
 function readExit(file: string): ExitRecord | undefined {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<ExitRecord>
-    if (typeof parsed.at !== 'number') return undefined
-    return { code: typeof parsed.code === 'number' ? parsed.code : null, signal: typeof parsed.signal === 'string' ? parsed.signal : null, at: parsed.at }
+    if (typeof parsed.endedAt !== 'number') return undefined
+    return {
+      code: typeof parsed.code === 'number' ? parsed.code : null, signal: typeof parsed.signal === 'string' ? parsed.signal : null,
+      endedAt: parsed.endedAt, ...parsed.ttlKilled === true ? { ttlKilled: true } : {},
+    }
   } catch {
     return undefined
   }
@@ -116,7 +120,7 @@ export class TakeBack {
       const exit = readExit(record.exitFile)
       const patch: LedgerPatch = exit === undefined
         ? { state: 'interrupted' }
-        : { state: 'ended', exitCode: exit.code, signal: exit.signal, endedAt: exit.at }
+        : { state: exit.ttlKilled === true ? 'killed' : 'ended', exitCode: exit.code, signal: exit.signal, endedAt: exit.endedAt }
       told.push(ledger.update(agent.id, record.shellId, patch) ?? { ...record, ...patch })
     }
     if (told.length === 0 && running.length === 0) return
