@@ -91,7 +91,8 @@ describe('a resumed session is told once what became of its shells while no host
     writeFileSync(exitFileOf(ledger.dirOf(session), 'bg-aaaaaa'), JSON.stringify({ v: 1, shellId: 'bg-aaaaaa', code: 7, signal: null, leaderExitedAt: endedAt, endedAt, bytes: 5, capped: false }))
     ledger.write(record(session, 'bg-bbbbbb'))
     ledger.write(record(session, 'bg-cccccc', { state: 'stopped-at-exit', endedAt, keep: false }))
-    ledger.write(record(session, 'bg-dddddd', { pid: victim.pid ?? 0, pidStart: 1 }))
+    ledger.write(record(session, 'bg-dddddd', { pid: victim.pid ?? 0, pidStart: 1, cgroup: join(home, 'no-such-cgroup') }))
+    ledger.write(record(session, 'bg-gggggg', { state: 'killed', signal: 'SIGTERM', exitCode: null, endedAt }))
     ledger.write(record(session, 'bg-ffffff', { pidns: 'pid:[1]', pid: victim.pid ?? 0 }))
     ledger.write(record(other, 'bg-eeeeee', { pid: victim.pid ?? 0 }))
   }, 60_000)
@@ -106,12 +107,13 @@ describe('a resumed session is told once what became of its shells while no host
       expect(host.adapter.requests).toHaveLength(1)
       const seen = text(host.adapter.requests[0])
       const lines = noticeLines(host.adapter.requests[0])
-      expect(lines).toHaveLength(4)
+      expect(lines).toHaveLength(5)
       expect(about(lines, 'bg-aaaaaa')).toHaveLength(1)
       expect(seen).toContain('bg-aaaaaa \\"sleep 3; echo done; exit 7\\" exited with code 7 at 14:03 UTC while no host was running')
       expect(seen).toContain('bg-bbbbbb \\"job bg-bbbbbb\\" was interrupted: it is gone and no exit status was recorded (not completed)')
       expect(seen).toContain('bg-cccccc \\"job bg-cccccc\\" was stopped when the host exited (keepOnExit is false)')
       expect(seen).toContain('bg-dddddd \\"job bg-dddddd\\" was interrupted')
+      expect(seen).toContain('bg-gggggg \\"job bg-gggggg\\" was killed by SIGTERM at 14:03 UTC while no host was running')
       expect(seen).not.toContain('bg-eeeeee')
       expect(seen).not.toContain('bg-ffffff')
       // Delivered and ended: gone from the ledger once the log holds the notice.
@@ -134,7 +136,7 @@ describe('a resumed session is told once what became of its shells while no host
       const agent = await resume(host, session)
       await runTurn(host.ctx, agent, 'anything new?')
       // The history holds the one notice of the run before; nothing was added.
-      expect(noticeLines(host.adapter.requests.at(-1))).toHaveLength(4)
+      expect(noticeLines(host.adapter.requests.at(-1))).toHaveLength(5)
       expect(about(noticeLines(host.adapter.requests.at(-1)), 'bg-aaaaaa')).toHaveLength(1)
     } finally {
       await host.dispose()
