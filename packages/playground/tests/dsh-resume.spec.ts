@@ -14,7 +14,6 @@ const root = fileURLToPath(new URL('../../..', import.meta.url))
 const fixtures = fileURLToPath(new URL('fixtures/', import.meta.url))
 const PROFILE = 'headless'
 const RUN_LIMIT_MS = 120_000
-const SHELL_ID = /\bbg-[a-z0-9]{6}\b/
 
 interface Run { code: number | null, signal: string | null, stdout: string, stderr: string }
 
@@ -62,7 +61,8 @@ describe('background shells across runs of the real dsh CLI', () => {
   })
 
   /** One run: the stock runner (run 1), or the resuming one; `script` is the model's side. */
-  async function dsh(task: string, script: (request: ChatRequest, results: SeenResult[]) => Reply, options: { resume?: boolean, env?: NodeJS.ProcessEnv } = {}) {
+  type Script = (request: ChatRequest, results: SeenResult[]) => Reply
+  async function dsh(task: string, script: Script, options: { resume?: boolean, env?: NodeJS.ProcessEnv } = {}) {
     const model = await startScriptedModel(script)
     try {
       const env = { DEEPSEEK_BASE_URL: model.url, DEEPSEEK_API_KEY: 'dummy-key', ...options.env }

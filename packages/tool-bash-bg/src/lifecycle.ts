@@ -8,6 +8,7 @@ import type { SessionId } from '@deepseek-ai/dsh-session'
 import type { Config } from './config.ts'
 import { LocalHost } from './local/host.ts'
 import { Ledger } from './local/ledger.ts'
+import { SessionClaims } from './local/session-claim.ts'
 import { Completions } from './shells/completions.ts'
 import { NoticeDelivery } from './shells/delivery.ts'
 import { hostJobsOf } from './shells/jobs-adapter.ts'
@@ -36,6 +37,11 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
   const { toolName } = config
   const local = new LocalHost(toolName, KILL_POLICY)
   const ledger = new Ledger()
+  const claims = new SessionClaims(
+    { pid: process.pid, start: local.census.startTime(process.pid) ?? 0, pidns: local.dir.pidns, host: local.dir.name },
+    (pid) => local.census.startTime(pid),
+  )
+  const claim = (session: string) => claims.take(ledger.dirOf(session))
   const delivery = new NoticeDelivery(ctx, { ledger: () => ledger, maxWakes: MAX_WAKES, plugin: 'tool-bash-bg' })
   const completions = new Completions({
     ledger: () => ledger, delivery, agentOf: (session) => ctx.get('agents')?.get(session as SessionId),
@@ -48,12 +54,14 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     readLimit: config.maxOutputBytes,
     jobs: () => hostJobsOf(ctx.get('jobs')),
     jobKill: () => ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill',
+    started: (owner) => { claim(owner) },
     completed: (shell, cause) => completions.settled(shell, cause),
   })
   new TakeBack({
     ledger: () => ledger, delivery, pidns: local.dir.pidns,
     startTime: (pid) => local.census.startTime(pid),
     cgroupPopulated,
+    claim,
     known: (shellId) => registry.has(shellId),
     adopt: () => undefined,
   }).listen(ctx)
@@ -70,6 +78,7 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     } finally {
       clearInterval(hold)
     }
+    claims.release()
     local.dispose()
   }, 'tool-bash-bg shells')
   const worlds = {

@@ -41,7 +41,8 @@ async function crashAt(phase: 'delivering' | 'logged' | 'pending', session: stri
 }
 
 /** Run 2: resume the session, one user turn; the bash_bg notices about `shellId` in the session it leaves. */
-async function resumeAndCount(session: string, shellId: string, other?: string): Promise<{ told: number, requests: number, others?: number }> {
+type Counted = { told: number, requests: number, others?: number }
+async function resumeAndCount(session: string, shellId: string, other?: string): Promise<Counted> {
   const host = await bootHost({ persistence: join(home, 'sessions'), script: [textTurn('resumed')] })
   try {
     await host.ctx.plugin(ToolJobs, {})

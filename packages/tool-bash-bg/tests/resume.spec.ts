@@ -9,6 +9,8 @@ import { spawn } from 'node:child_process'
 import { existsSync, readlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { SubprocessSpawnSpec } from '@deepseek-ai/dsh-subprocess'
+import { LocalSubprocessRuntime } from '@deepseek-ai/dsh-subprocess-local'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
 import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
 import { SessionId } from '@deepseek-ai/dsh-session'
@@ -16,6 +18,13 @@ import { bootHost, makeTmpDir, removeTmpDir, runTurn, textTurn, type Host, type 
 import * as BashBg from '../src/index.ts'
 import { exitFileOf, Ledger, type LedgerRecord } from '../src/local/ledger.ts'
 import { marker, pidsWithMarker, until } from './harness.ts'
+
+/** dsh-subprocess-local with its own spawn: bash_bg then runs every command through ctx.subprocess (the other composition). */
+class SeamRuntime extends LocalSubprocessRuntime {
+  override spawn(spec: SubprocessSpawnSpec) {
+    return super.spawn(spec)
+  }
+}
 
 let home: string
 let sessions: string
@@ -34,8 +43,9 @@ afterAll(async () => {
 })
 
 /** A host of the product's shape for these cases: persisted sessions, tool-jobs, bash_bg. */
-async function boot(script: ScriptEntry[]): Promise<Host> {
+async function boot(script: ScriptEntry[], seam = false): Promise<Host> {
   const host = await bootHost({ persistence: sessions, script })
+  if (seam) await host.ctx.plugin(SeamRuntime)
   await host.ctx.plugin(ToolJobs, {})
   await host.ctx.plugin(BashBg, {})
   return host
@@ -143,3 +153,30 @@ describe('a resumed session is told once what became of its shells while no host
     }
   })
 })
+
+describe.each([
+  { name: 'the local process layer', seam: false },
+  { name: 'ctx.subprocess', seam: true },
+])('two hosts resuming one session at once ($name)', ({ seam }) => {
+  const session = `resume-race-${String(seam)}`
+
+  beforeAll(async () => {
+    await firstRun(session)
+    ledger.write(record(session, 'bg-rrrrrr', { command: 'make race' }))
+    writeFileSync(exitFileOf(ledger.dirOf(session), 'bg-rrrrrr'), JSON.stringify({ v: 1, shellId: 'bg-rrrrrr', code: 3, signal: null, leaderExitedAt: 1, endedAt: 1, bytes: 0, capped: false }))
+  }, 60_000)
+
+  it('one takes the session\'s shells and tells them; the other takes and tells nothing', async () => {
+    const hosts = [await boot([textTurn('a')], seam), await boot([textTurn('b')], seam)]
+    try {
+      const agents = await Promise.all(hosts.map((host) => resume(host, session)))
+      for (const [i, host] of hosts.entries()) await runTurn(host.ctx, agents[i] as Parameters<typeof runTurn>[1], 'go')
+      const told = hosts.map((host) => noticeLines(host.adapter.requests[0]).filter((line) => line.includes('bg-rrrrrr')).length)
+      expect(told.sort((a, b) => a - b)).toEqual([0, 1])
+      await until(() => ledger.read(session, 'bg-rrrrrr') === undefined, 'the told record to go')
+    } finally {
+      for (const host of hosts) await host.dispose()
+    }
+  })
+})
+

@@ -30,6 +30,8 @@ export interface RegistryOptions {
   maxLogBytes: number
   /** Cap of each host job output read. */
   readLimit: number
+  /** A shell of an owner session started: this host serves that session's shells from now on. */
+  started?: (owner: string) => void
   /** A shell settled (with who stopped it, if anything did): its completion is told by this plugin, not by tool-jobs. */
   completed?: (shell: ShellSnapshot, cause: StopCause | undefined) => void
 }
@@ -159,6 +161,7 @@ export class ShellRegistry implements BackgroundShells {
     }
     shell ??= new BackgroundShell(init)
     this.shells.set(id, shell)
+    if (shell.record.owner !== '') this.options.started?.(shell.record.owner)
     this.saveRunning()
     const settledShell = shell
     void shell.settled.then((snapshot) => {

@@ -29,6 +29,8 @@ export interface TakeBackOptions {
   startTime: (pid: number) => number | undefined
   /** Whether a record's cgroup still holds a process. */
   cgroupPopulated: (cgroup: string) => boolean
+  /** Claim the session for this host (false: another live host serves it, and this one takes nothing). */
+  claim: (session: string) => boolean
   /** Whether this host's registry already holds the shell (it started it, or took it back before): never taken twice. */
   known: (shellId: string) => boolean
   /** Register a proven running shell again (a host job, the registry); its log size, or undefined when it could not be. */
@@ -99,6 +101,7 @@ export class TakeBack {
     // Never someone else's: the session's directory holds only its records, and another namespace's pids prove nothing.
     const records = ledger.list(agent.id)
       .filter((record) => record.session === agent.id && record.pidns === this.options.pidns && !this.options.known(record.shellId))
+    if (records.length === 0 || !this.options.claim(agent.id)) return
     delivery.recover(agent, records.filter((record) => record.delivery !== undefined), (group, messageId) => {
       delivery.send(agent, group, group.map((record) => retellLine(record, Date.now())), false, messageId)
     })
