@@ -41,7 +41,8 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     { pid: process.pid, start: local.census.startTime(process.pid) ?? 0, pidns: local.dir.pidns, host: local.dir.name },
     (pid) => local.census.startTime(pid),
   )
-  const claim = (session: string) => claims.take(ledger.dirOf(session))
+  // The directory is made (0700) and checked ours first: another user's is never claimed.
+  const claim = (session: string) => ledger.problem(session) === undefined && claims.take(ledger.dirOf(session))
   const delivery = new NoticeDelivery(ctx, { ledger: () => ledger, maxWakes: MAX_WAKES, plugin: 'tool-bash-bg' })
   const completions = new Completions({
     ledger: () => ledger, delivery, agentOf: (session) => ctx.get('agents')?.get(session as SessionId),
