@@ -3,6 +3,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { Config } from './config.ts'
 import { LocalHost } from './local/host.ts'
+import { Ledger, ledgerRoot } from './local/ledger.ts'
 import { hostJobsOf } from './shells/jobs-adapter.ts'
 import { KILL_POLICY } from './shells/kill-policy.ts'
 import { ShellRegistry } from './shells/registry.ts'
@@ -19,21 +20,26 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     readLimit: config.maxOutputBytes,
     jobs: () => hostJobsOf(ctx.get('jobs')),
     jobKill: () => ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill',
+    keepOnExit: config.keepOnExit,
+    orphanTtlMs: config.orphanTtlMs,
+    ledger: new Ledger(ledgerRoot()),
   })
   // Hosts of other PID namespaces are judged by their socket, off the boot path.
   const reaped = local.reap()
   registry.noteLeftovers(reaped.now)
   void reaped.later.then((stopped) => registry.noteLeftovers(stopped), () => {})
-  local.guardExit(() => registry.exitTargets())
+  local.guardExit(() => registry.atExit())
   ctx.effect(() => async () => {
     // The kills wait on unref'd timers: hold the event loop until they are done, or a host with nothing else to do exits mid-dispose.
     const hold = setInterval(() => {}, 60_000)
+    let keep: Set<string> | undefined
     try {
-      await registry.terminateAll()
+      if (config.keepOnExit) keep = await registry.keepAtDispose()
+      else await registry.terminateAll()
     } finally {
       clearInterval(hold)
     }
-    local.dispose()
+    local.dispose(keep)
   }, 'tool-bash-bg shells')
   const worlds = {
     local, runs: registry.foreground, toolName, maxLogBytes: config.maxLogBytes, stopGraceMs: () => registry.defaultKill().timeoutMs,
