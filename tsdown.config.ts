@@ -3,13 +3,14 @@ import { fileURLToPath } from 'node:url'
 import { defineConfig, type UserConfig } from 'tsdown'
 
 /**
- * Each plugin's entries: the index, and any file a worker thread loads by path (read_file's PDF parser, bash_bg's
- * matcher), each built to `dist/<name>.js` beside the index (named where the source sits in a subfolder).
+ * Each plugin's entries: the index, and any file a worker thread or a child process loads by path (read_file's PDF
+ * parser, bash_bg's matcher and its keeper), each built to `dist/<name>.js` beside the index (named where the source
+ * sits in a subfolder).
  */
 const PLUGINS: Record<string, string[] | Record<string, string>> = {
   'tool-list-dir': ['src/index.ts'],
   'tool-read': { 'index': 'src/index.ts', 'pdf-worker': 'src/formats/pdf/pdf-worker.ts' },
-  'tool-bash-bg': { 'index': 'src/index.ts', 'match-worker': 'src/tool/match-worker.ts' },
+  'tool-bash-bg': { 'index': 'src/index.ts', 'match-worker': 'src/tool/match-worker.ts', 'keeper': 'src/local/keeper.ts' },
   'tool-kill-shell': ['src/index.ts'],
 }
 

@@ -39,6 +39,8 @@ export default defineConfig({
         'packages/tool-read/src/formats/pdf/encrypt.ts',
         // Runs only on a wait_for matching thread (a worker_thread).
         'packages/tool-bash-bg/src/tool/match-worker.ts',
+        // Run only in the keeper, a child process of the host (its specs judge it by the files and processes it leaves).
+        'packages/tool-bash-bg/src/local/{keeper,kept-shell}.ts',
       ],
       reporter: ['text', 'json-summary'],
       reportsDirectory: '.tmp/coverage',

@@ -22,6 +22,8 @@ export const Config = z.object({
   maxOutputBytes: positiveInt(64_000).description('Foreground output kept per stream (bytes).'),
   maxLogBytes: positiveInt(64 * 1024 * 1024).description('Background log cap (bytes).'),
   keepFinishedMs: positiveInt(3_600_000).description('How long a finished background shell stays listed, with its log (ms).'),
+  keepOnExit: z.boolean().default(false).description('Background shells keep running after the host exits (for at most orphanTtlMs).'),
+  orphanTtlMs: positiveInt(1_800_000).description('The longest a background shell runs with no host of its session, counted from the host\'s exit or crash (ms).'),
 })
 
 export type Config = ReturnType<typeof Config>

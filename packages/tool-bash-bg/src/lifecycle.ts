@@ -7,7 +7,7 @@ import type {} from '@deepseek-ai/dsh-agent'
 import type { SessionId } from '@deepseek-ai/dsh-session'
 import type { Config } from './config.ts'
 import { LocalHost } from './local/host.ts'
-import { Ledger } from './local/ledger.ts'
+import { Ledger, ledgerRoot } from './local/ledger.ts'
 import { SessionClaims } from './local/session-claim.ts'
 import { Completions } from './shells/completions.ts'
 import { NoticeDelivery } from './shells/delivery.ts'
@@ -36,7 +36,7 @@ function cgroupPopulated(dir: string): boolean {
 export function startShells(ctx: Context, config: Config): { registry: ShellRegistry, worlds: WorldParts } {
   const { toolName } = config
   const local = new LocalHost(toolName, KILL_POLICY)
-  const ledger = new Ledger()
+  const ledger = new Ledger(ledgerRoot())
   const claims = new SessionClaims(
     { pid: process.pid, start: local.census.startTime(process.pid) ?? 0, pidns: local.dir.pidns, host: local.dir.name },
     (pid) => local.census.startTime(pid),
@@ -55,6 +55,9 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     readLimit: config.maxOutputBytes,
     jobs: () => hostJobsOf(ctx.get('jobs')),
     jobKill: () => ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill',
+    keepOnExit: config.keepOnExit,
+    orphanTtlMs: config.orphanTtlMs,
+    ledger,
     started: (owner) => { claim(owner) },
     completed: (shell, cause) => completions.settled(shell, cause),
   })
@@ -70,17 +73,19 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
   const reaped = local.reap()
   registry.noteLeftovers(reaped.now)
   void reaped.later.then((stopped) => registry.noteLeftovers(stopped), () => {})
-  local.guardExit(() => registry.exitTargets())
+  local.guardExit(() => registry.atExit())
   ctx.effect(() => async () => {
     // The kills wait on unref'd timers: hold the event loop until they are done, or a host with nothing else to do exits mid-dispose.
     const hold = setInterval(() => {}, 60_000)
+    let keep: Set<string> | undefined
     try {
-      await registry.terminateAll()
+      if (config.keepOnExit) keep = await registry.keepAtDispose()
+      else await registry.terminateAll()
     } finally {
       clearInterval(hold)
     }
     claims.release()
-    local.dispose()
+    local.dispose(keep)
   }, 'tool-bash-bg shells')
   const worlds = {
     local, runs: registry.foreground, toolName, maxLogBytes: config.maxLogBytes, stopGraceMs: () => registry.defaultKill().timeoutMs,

@@ -1,12 +1,12 @@
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, openSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync, unlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { execTool, makeTmpDir, removeTmpDir, textOf } from '@gencode-ai/testkit'
 import { LocalHost } from '../src/local/host.ts'
 import { KILL_POLICY } from '../src/shells/kill-policy.ts'
-import type { LogWriter } from '../src/shells/log-writer.ts'
+import type { KeptFeed } from '../src/local/keeper-client.ts'
 import { BackgroundShell } from '../src/shells/shell.ts'
 import { ForegroundRuns } from '../src/shells/foreground-runs.ts'
 import { localWorld } from '../src/shells/world.ts'
@@ -15,9 +15,9 @@ import { bootBashBg, peek, until, type BgHost } from './harness.ts'
 const dirs: string[] = []
 afterEach(async () => { for (const dir of dirs.splice(0)) await removeTmpDir(dir) })
 
-/** The one injected fault: the log's descriptor swapped for /dev/full, where every write fails ENOSPC. */
-function failWrites(writer: LogWriter): void {
-  Object.assign(writer as unknown as { fd: number }, { fd: openSync('/dev/full', 'w') })
+/** The one injected fault: the keeper's report that its log write failed ENOSPC (as on a full disk), before any output. */
+function failWrites(feed: KeptFeed): void {
+  feed.stopped('ENOSPC')
 }
 
 describe('a log that cannot be written', () => {
@@ -26,7 +26,7 @@ describe('a log that cannot be written', () => {
   it('stops capture, says why, and the shell ends in status error (job outcome failed)', async () => {
     const dir = await makeTmpDir('bg-fail-')
     dirs.push(dir)
-    const shell = new BackgroundShell({
+    const shell = await BackgroundShell.start({
       id: 'bg-fail01',
       command: 'sleep 0.2; echo out',
       owner: '',
@@ -37,7 +37,7 @@ describe('a log that cannot be written', () => {
       cancelRequest: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
       toolName: 'bash_bg',
     })
-    failWrites((shell as unknown as { writer: LogWriter }).writer)
+    failWrites((shell as unknown as { writer: KeptFeed }).writer)
     const record = await shell.settled
     expect(record.status).toBe('error')
     expect(record.capped).toBe(true)
@@ -49,7 +49,7 @@ describe('a log that cannot be written', () => {
     const dir = await makeTmpDir('bg-fail-')
     dirs.push(dir)
     const outputFile = join(dir, 'bg-fail02.log')
-    expect(() => new BackgroundShell({
+    await expect(BackgroundShell.start({
       id: 'bg-fail02',
       command: 'x',
       owner: '',
@@ -59,7 +59,7 @@ describe('a log that cannot be written', () => {
       world: localWorld(local, new ForegroundRuns('bash_bg')),
       cancelRequest: () => ({ signal: 'SIGTERM', force: true, timeoutMs: 5000 }),
       toolName: 'bash_bg',
-    })).toThrow(/could not start bash/)
+    })).rejects.toThrow(/could not start bash/)
     const { existsSync } = await import('node:fs')
     expect(existsSync(outputFile)).toBe(false)
   })
@@ -151,11 +151,12 @@ describe('failures that say so (a real host)', () => {
   it('a kill right after a quick command exited (leader not yet reaped) is already-exited, not a kill', async () => {
     host = await bootBashBg()
     const shell = await startBg(host, 'exit 0')
-    // Block the event loop until the leader is a zombie: Node cannot reap it meanwhile, as under load.
+    // Block the event loop until the leader is reaped by its keeper (its parent) while this host has not yet heard of
+    // its exit, as under load: its pid proves nothing now.
     const sleeper = new Int32Array(new SharedArrayBuffer(4))
     const state = () => { try { const text = readFileSync(`/proc/${shell.pid}/stat`, 'latin1'); return text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3) } catch { return 'gone' } }
-    for (let i = 0; i < 2000 && state() !== 'Z'; i++) Atomics.wait(sleeper, 0, 0, 1)
-    expect(state()).toBe('Z')
+    for (let i = 0; i < 2000 && state() !== 'gone'; i++) Atomics.wait(sleeper, 0, 0, 1)
+    expect(state()).toBe('gone')
     const outcome = await host.shells.stop(shell.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 5000 }, undefined)
     expect(outcome.outcome).toBe('already-exited')
     expect(outcome.signal_sent).toBe('none')

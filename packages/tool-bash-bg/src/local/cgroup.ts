@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { LocalSyscalls } from './syscalls.ts'
 
 /** How a shell's processes are tracked: a cgroup v2 (killed atomically), a v1 freezer cgroup (frozen, then killed), or none. */
-type CgroupKind = 'cgroup-v2' | 'cgroup-v1'
+export type CgroupKind = 'cgroup-v2' | 'cgroup-v1'
 
 export interface ShellCgroup {
   readonly kind: CgroupKind
@@ -71,7 +71,8 @@ function ownCgroups(sys: LocalSyscalls): { v2?: string, freezer?: string } {
   return found
 }
 
-function shellCgroup(sys: LocalSyscalls, kind: CgroupKind, path: string): ShellCgroup {
+/** The shell cgroup at `path` (the keeper's view of one its host made). */
+export function shellCgroup(sys: LocalSyscalls, kind: CgroupKind, path: string): ShellCgroup {
   const procs = join(path, 'cgroup.procs')
   // Kept open from the first look until removal.
   const events = kind === 'cgroup-v2' ? sys.keep(join(path, 'cgroup.events')) : undefined

@@ -1,6 +1,6 @@
 // The host directory: this host's private 0700 log directory (every shell's log, in any world), beside it the crash
 // record naming the host and its running shells, and the unix socket that answers while the host lives.
-import { lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
@@ -10,8 +10,20 @@ import { HOST_MARK } from './proc-census.ts'
 /** sockaddr_un's path limit, its NUL included: a longer path gets no socket (liveness then rests on pid and start). */
 const MAX_SOCKET_PATH = 107
 
+/** A host's keeper (keeper.ts): while it lives, it guards the host's shells (their TTL), so no other host reaps them. */
+export type KeeperIdentity = { pid: number, start: number, socket?: string }
+
 /** `pidns` names the PID namespace `pid` belongs to: a pid from another namespace says nothing about this one's processes. */
-export type HostRecord = { pid: number, start: number, pidns: string, mark: string, shells: string[] }
+export interface HostRecord {
+  pid: number
+  start: number
+  pidns: string
+  mark: string
+  shells: string[]
+  keeper?: KeeperIdentity
+  /** The shells its keeper keeps for their session after a crash (owned local shells): no other host reaps them. */
+  kept?: string[]
+}
 
 /** The log cannot be created: nothing starts. */
 export function noLog(toolName: string, dir: string, reason: string): HarnessError {
@@ -64,6 +76,9 @@ export class HostDir {
   private server: Server | undefined
   /** Set by remove(): a save still due (the registry's delayed one) must not re-create the record of a host that ended. */
   private removed = false
+  private shells: readonly string[] = []
+  private kept: readonly string[] = []
+  private keeper: KeeperIdentity | undefined
 
   /** `start`: this process's start time (the record's proof of life within one PID namespace). */
   constructor(private readonly toolName: string, private readonly start: number) {
@@ -95,10 +110,28 @@ export class HostDir {
     return problem === undefined ? undefined : noLog(this.toolName, this.logDir, problem)
   }
 
-  /** The crash record: which shells run now. */
-  save(shells: readonly string[]): void {
+  /** Where this host's keeper listens for hosts taking its shells back (undefined: no private base, or too long a path). */
+  keeperSocket(): string | undefined {
+    const file = `${this.logDir}.keeper`
+    return this.base !== undefined && Buffer.byteLength(file) <= MAX_SOCKET_PATH ? file : undefined
+  }
+
+  /** The keeper now running for this host: written into the record at once, so a crash right after finds it. */
+  keeperIs(keeper: KeeperIdentity | undefined): void {
+    if (keeper?.pid === this.keeper?.pid) return
+    this.keeper = keeper
+    this.save(this.shells, this.kept)
+  }
+
+  /** The crash record: which shells run now, and which of them the keeper keeps for their session after a crash. */
+  save(shells: readonly string[], kept: readonly string[] = []): void {
+    this.shells = [...shells]
+    this.kept = [...kept]
     if (this.base === undefined || this.removed) return
-    const record: HostRecord = { pid: process.pid, start: this.start, pidns: this.pidns, mark: `${HOST_MARK}=${this.name}`, shells: [...shells] }
+    const record: HostRecord = {
+      pid: process.pid, start: this.start, pidns: this.pidns, mark: `${HOST_MARK}=${this.name}`, shells: [...shells],
+      ...this.keeper === undefined ? {} : { keeper: this.keeper, kept: [...kept] },
+    }
     const file = `${this.logDir}.json`
     try {
       writeFileSync(`${file}.tmp`, JSON.stringify(record), { mode: 0o600 })
@@ -109,11 +142,17 @@ export class HostDir {
     }
   }
 
-  remove(): void {
+  /** The host ends: its directory goes, but for `keep` (the files of shells kept past the host's exit, by name). */
+  remove(keep: ReadonlySet<string> = new Set()): void {
     this.removed = true
     this.server?.close()
     this.server = undefined
-    rmSync(this.logDir, { recursive: true, force: true })
+    // The keeper may be finishing a file in it meanwhile: retried, and never a throw from an exit hook.
+    const gone = { recursive: true, force: true, maxRetries: 3, retryDelay: 10 }
+    try {
+      if (keep.size === 0) rmSync(this.logDir, gone)
+      else for (const name of readdirSync(this.logDir)) if (!keep.has(name)) rmSync(join(this.logDir, name), gone)
+    } catch {}
     rmSync(`${this.logDir}.json`, { force: true })
     rmSync(`${this.logDir}.sock`, { force: true })
   }

@@ -9,7 +9,9 @@ import type { Readable } from 'node:stream'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { Launch } from '../contract.ts'
 import { openCgroupHost, type CgroupHost } from './cgroup.ts'
-import { HostDir } from './host-dir.ts'
+import { HostDir, type KeeperIdentity } from './host-dir.ts'
+import { KeeperClient, type KeptFeed } from './keeper-client.ts'
+import type { KeptFiles } from './keeper-protocol.ts'
 import { reapBySocket, reapLeftovers } from './leftovers.ts'
 import { HOST_MARK, ProcessCensus, SHELL_MARK } from './proc-census.ts'
 import { ProcessGroup, type GroupStop } from './process-group.ts'
@@ -22,6 +24,30 @@ type LocalPolicy = GroupStop & { leftoverGraceMs: number, exitGraceMs: number }
 export interface ExitTarget {
   signalNow(signal: 'SIGTERM' | 'SIGKILL'): boolean
   aliveNow(): boolean
+}
+
+/** At host exit: what to stop now, and the file names (in the host directory) of shells kept running past it. */
+export interface AtExit {
+  targets: ExitTarget[]
+  keep: ReadonlySet<string>
+}
+
+/** One background shell's plan beyond its launch: its files, and its TTL and ledger record once no host holds it. */
+export interface KeptPlan {
+  files: KeptFiles
+  ttlMs: number
+  ledger?: { root: string, session: string }
+}
+
+/** A kept shell as started: its processes, its log as the keeper reports it, and what the ledger records. */
+export type KeptStart = { processes: ProcessGroup, log: KeptFeed, release(): void, facts: KeptFacts }
+
+/** What the ledger records of a kept shell's processes. */
+interface KeptFacts {
+  pidStart: number
+  pidns: string
+  cgroup?: string
+  keeper?: KeeperIdentity
 }
 
 type Piped = ChildProcessByStdio<null, Readable, Readable>
@@ -74,10 +100,13 @@ export class LocalHost {
   private cgroups: { host: CgroupHost | undefined } | undefined
   private readonly owed = new Set<() => void>()
   private unguard: (() => void) | undefined
+  /** The keeper of this host's background shells: started at the first one. */
+  readonly keeper: KeeperClient
 
   constructor(private readonly toolName: string, private readonly policy: LocalPolicy, readonly sys: LocalSyscalls = localSyscalls()) {
     this.census = new ProcessCensus(sys)
     this.dir = new HostDir(toolName, this.census.startTime(process.pid) ?? 0)
+    this.keeper = new KeeperClient(this.dir.keeperSocket() ?? '', (pid) => this.census.startTime(pid))
   }
 
   /** The environment marks of one command: its shell id and this host. */
@@ -100,7 +129,7 @@ export class LocalHost {
 
   /** Start `launch` in its own process group, marked, in a cgroup it joins before it execs where one can be had; throws SPAWN_FAILED. */
   start(launch: Launch, shellId: string) {
-    const cgroup = found(launch) && process.env.DSH_BG_TRACKING !== 'marks' ? this.newCgroup() : undefined
+    const cgroup = this.cgroupFor(launch)
     const marks = this.marks(shellId)
     const spawned = cgroup === undefined ? launch : { ...launch, argv: cgroup.wrap(launch.argv) }
     let child
@@ -119,26 +148,64 @@ export class LocalHost {
     return { processes, stdout: child.stdout, stderr: child.stderr, release }
   }
 
-  /** `DSH_BG_TRACKING=marks` (checked by the caller) withholds it, so tests can prove the marks-only fallback. */
+  /**
+   * A background shell, spawned by the keeper (its parent: the output goes to the log without this process in the
+   * path), in its own process group, marked, in a cgroup it joins first where one can be had; rejects SPAWN_FAILED.
+   */
+  async startKept(launch: Launch, shellId: string, plan: KeptPlan): Promise<KeptStart> {
+    const cgroup = this.cgroupFor(launch)
+    const marks = Object.entries(this.marks(shellId)).map(([name, value]) => `${name}=${value}`)
+    // A TTL's stop is a leftover's: SIGTERM, the leftover grace, SIGKILL.
+    const stop = { graceMs: this.policy.leftoverGraceMs, afterKillMs: this.policy.afterKillMs, reapMs: this.policy.reapMs }
+    let handle
+    try {
+      handle = await this.keeper.spawn({
+        id: shellId, argv: cgroup === undefined ? launch.argv : cgroup.wrap(launch.argv), cwd: launch.cwd, env: launch.env, marks,
+        ...cgroup === undefined ? {} : { cgroup: { kind: cgroup.kind, path: cgroup.path } },
+        files: plan.files, ttlMs: plan.ttlMs, ...plan.ledger === undefined ? {} : { ledger: plan.ledger },
+        stop, shown: launch.argv[0],
+      })
+    } catch (error) {
+      cgroup?.remove()
+      throw error
+    }
+    const keeper = this.keeper.identity()
+    this.dir.keeperIs(keeper)
+    const processes = new ProcessGroup(handle.leader, marks, this.census, this.policy, cgroup)
+    const kept: KeptFacts = {
+      pidStart: handle.leader.start, pidns: this.dir.pidns,
+      ...cgroup === undefined ? {} : { cgroup: cgroup.path }, ...keeper === undefined ? {} : { keeper },
+    }
+    return { processes, log: handle.feed, release: () => {}, facts: kept }
+  }
+
+  /** Behind the join a missing program would only exit 127, so none then; `DSH_BG_TRACKING=marks` withholds it (tests). */
+  private cgroupFor(launch: Launch) {
+    return found(launch) && process.env.DSH_BG_TRACKING !== 'marks' ? this.newCgroup() : undefined
+  }
+
   private newCgroup() {
     this.cgroups ??= { host: openCgroupHost(this.sys) }
     return this.cgroups.host?.create()
   }
 
   /**
-   * On exit, SIGTERM, SIGINT and SIGHUP: every running shell and foreground run (`live`) killed synchronously, then
-   * what a cgroup still holds, the host directory removed; a signal re-raised only when no other listener handles it.
+   * On exit, SIGTERM, SIGINT and SIGHUP: every running shell and foreground run `atExit` names killed synchronously,
+   * then what a cgroup still holds (unless shells are kept: their keeper guards them), the host directory removed but
+   * for the kept shells' files; a signal re-raised only when no other listener handles it.
    */
-  guardExit(live: () => ExitTarget[]): void {
+  guardExit(atExit: () => AtExit): void {
     let done = false
     const onExit: Tagged = () => {
       if (done) return
       done = true
-      this.killSync(live())
+      const { targets, keep } = atExit()
+      this.killSync(targets)
       for (const kill of this.owed) kill()
       this.owed.clear()
-      this.cgroups?.host?.close(this.policy.exitGraceMs)
-      this.dir.remove()
+      if (keep.size === 0) this.cgroups?.host?.close(this.policy.exitGraceMs)
+      else this.cgroups?.host?.remove()
+      this.dir.remove(keep)
     }
     const onSignal: Tagged = (signal: NodeJS.Signals) => {
       if (process.listeners(signal).some((listener) => (listener as Tagged)[OURS] !== true)) return
@@ -171,11 +238,15 @@ export class LocalHost {
     for (const processes of alive) processes.aliveNow()
   }
 
-  /** Plugin dispose, once its shells are stopped: the exit hook goes, the empty cgroups and the host directory too. */
-  dispose(): void {
+  /**
+   * Plugin dispose, once its shells are stopped or kept: the exit hook goes, the empty cgroups and the host directory
+   * too (but for `keep`, the kept shells' files); the keeper's channel closes, so it keeps what runs for its TTL.
+   */
+  dispose(keep: ReadonlySet<string> = new Set()): void {
     this.unguard?.()
     this.cgroups?.host?.remove()
     this.cgroups = undefined
-    this.dir.remove()
+    this.keeper.disconnect()
+    this.dir.remove(keep)
   }
 }

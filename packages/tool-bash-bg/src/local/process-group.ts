@@ -9,6 +9,8 @@ import type { ProcessCensus, ScanResult, ScanTarget } from './proc-census.ts'
 /** What the group needs of its leader: Node's ChildProcess, or a scripted stand-in. */
 export interface Leader {
   readonly pid?: number | undefined
+  /** Its /proc start time when another process (the keeper) spawned it and told us. */
+  readonly start?: number
   once(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): unknown
 }
 
@@ -35,6 +37,8 @@ const WATCH_POLL_MS = 1000
 export class ProcessGroup {
   readonly pgid: number
   readonly leaderStart: number
+  /** The leader is another process's child (the keeper's): it is reaped there, unseen. */
+  private readonly remote: boolean
   readonly exited: Promise<LeaderExit>
   phase: GroupPhase = { name: 'leader-alive' }
   live = 1
@@ -60,7 +64,8 @@ export class ProcessGroup {
   ) {
     if (leader.pid === undefined) throw new Error('process group: the child has no pid (spawn failed)')
     this.pgid = leader.pid
-    this.leaderStart = proc.startTime(leader.pid) ?? 0
+    this.leaderStart = leader.start ?? proc.startTime(leader.pid) ?? 0
+    this.remote = leader.start !== undefined
     this.exited = new Promise((resolve) => {
       leader.once('exit', (code, signal) => {
         const exit = { code, signal, at: new Date() }
@@ -234,7 +239,10 @@ export class ProcessGroup {
     // at soon after the start (JOIN_LOOK_MS), so a kill seldom reads anything before its signal.
     const all = this.join() && signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
     if (this.phase.name === 'leader-alive') {
-      const sent = this.proc.sys.signal(-this.pgid, signal) || all
+      // A leader another process reaps (the keeper) may be gone before its exit reaches us: its pid is then no
+      // proof the group is ours, so it is signalled only while the pid is still that leader.
+      const ours = !this.remote || this.proc.stat(this.pgid)?.starttime === this.leaderStart
+      const sent = (ours && this.proc.sys.signal(-this.pgid, signal)) || all
       if (this.marks.length > 0 || this.cgroup !== undefined) {
         clearTimeout(this.discovery)
         this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS).unref()

@@ -1,12 +1,12 @@
 /**
- * A shell that ended while its host ran: its ledger record takes the end, and its session's model is told by this
+ * A shell that ended while its host ran (its ledger record already says how): its session's model is told by this
  * plugin's own notice (tool-jobs' is held back: see `HostJobs.hold`), exactly once. A shell the model stopped
  * (kill_shell, job_kill) was told by that call: its record goes. One stopped by the host's exit is left to the
  * exit policy's record, told at the next resume.
  */
 import type { Agent } from '@deepseek-ai/dsh-agent'
 import type { ShellSnapshot } from '../contract.ts'
-import type { Ledger, LedgerPatch } from '../local/ledger.ts'
+import type { Ledger } from '../local/ledger.ts'
 import type { NoticeDelivery } from './delivery.ts'
 import { completionLine } from './notices.ts'
 
@@ -37,16 +37,8 @@ export class Completions {
       ledger.remove(shell.owner, shell.id)
       return
     }
-    const patch: LedgerPatch = {
-      state: shell.status === 'killed' ? 'killed' : 'ended', exitCode: shell.exit_code, signal: shell.signal,
-      endedAt: Date.parse(shell.ended_at ?? new Date().toISOString()),
-    }
-    let record
-    try {
-      record = ledger.update(shell.owner, shell.id, patch)
-    } catch {
-      // The ledger cannot be written (a full disk): tool-jobs' notice was held back, so tell it all the same.
-    }
+    // The registry recorded the end a moment ago: the notice is built from that record.
+    const record = ledger.read(shell.owner, shell.id)
     const agent = this.options.agentOf(shell.owner)
     // No agent serves the session now: the record says ended, and its next resume tells it.
     if (agent === undefined) return

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream'
 import type { KillOutcome } from '../contract.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { streamValue } from './output-stream.ts'
-import type { RunOptions, RunResult, StartedShell, StreamTail } from './world-types.ts'
+import type { RunOptions, RunResult, StartedCommand, StreamTail } from './world-types.ts'
 
 /** True once every stream closed; false after `ms`, when given. */
 export function closed(streams: readonly Readable[], ms?: number): Promise<boolean> {
@@ -45,7 +45,7 @@ class Tail {
   }
 }
 
-export async function runForeground(child: StartedShell, { timeoutMs, maxOutputBytes, signal }: RunOptions): Promise<RunResult> {
+export async function runForeground(child: StartedCommand, { timeoutMs, maxOutputBytes, signal }: RunOptions): Promise<RunResult> {
   const group = child.processes
   const stdout = new Tail(maxOutputBytes)
   const stderr = new Tail(maxOutputBytes)

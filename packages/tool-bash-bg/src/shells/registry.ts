@@ -5,7 +5,8 @@ import { join } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShells, Caller, KillRequest, Launch, ShellSnapshot, StopOutcome, StopperOptions } from '../contract.ts'
 import type { HostDir } from '../local/host-dir.ts'
-import type { ExitTarget } from '../local/host.ts'
+import type { AtExit } from '../local/host.ts'
+import { exitFileOf, type Ledger, type LedgerPatch, type LedgerRecord } from '../local/ledger.ts'
 import type { HostJobs } from './jobs-adapter.ts'
 import type { StopCause } from './completions.ts'
 import { ForegroundRuns } from './foreground-runs.ts'
@@ -30,6 +31,11 @@ export interface RegistryOptions {
   maxLogBytes: number
   /** Cap of each host job output read. */
   readLimit: number
+  /** Shells keep running past the host's exit (for at most orphanTtlMs, their keeper's guard). */
+  keepOnExit: boolean
+  orphanTtlMs: number
+  /** The durable ledger of each owned local shell. */
+  ledger: Ledger
   /** A shell of an owner session started: this host serves that session's shells from now on. */
   started?: (owner: string) => void
   /** A shell settled (with who stopped it, if anything did): its completion is told by this plugin, not by tool-jobs. */
@@ -51,6 +57,10 @@ export class ShellRegistry implements BackgroundShells {
   private readonly stoppers: StopperOptions[] = []
   private leftovers = 0
   private saving: NodeJS.Timeout | undefined
+  /** Shells being started (an await on the keeper), by id, with their owner: they count against maxEntries. */
+  private readonly starting = new Map<string, string>()
+  /** Set once the host is going: shells that end now were stopped by the exit, and say so in the ledger. */
+  private exiting: 'stopped-at-exit' | 'kept' | undefined
   readonly logDir: string
   /** Foreground runs in progress: stopped with the shells. */
   readonly foreground: ForegroundRuns
@@ -95,16 +105,87 @@ export class ShellRegistry implements BackgroundShells {
     return [...this.shells.values()].filter((shell) => shell.running)
   }
 
-  /** What host exit stops: every running shell's processes, and every foreground run's. */
-  exitTargets(): ExitTarget[] {
-    return [...this.live().map((shell) => shell.processes), ...this.foreground.exitTargets()]
+  /** Shells of `owner` being started now (counted with the running ones against maxEntries). */
+  startingFor(owner: string): number {
+    return [...this.starting.values()].filter((each) => each === owner).length
+  }
+
+  /**
+   * Host exit, without yielding: every foreground run stops; running shells stop too (the ledger says
+   * stopped-at-exit), or with keepOnExit keep running (the ledger notes the host's exit) and keep their files.
+   */
+  atExit(): AtExit {
+    const live = this.live()
+    const targets = this.foreground.exitTargets()
+    if (!this.options.keepOnExit) {
+      this.exiting = 'stopped-at-exit'
+      for (const shell of live) this.note(shell, { state: 'stopped-at-exit', endedAt: Date.now() })
+      return { targets: [...live.map((shell) => shell.processes), ...targets], keep: new Set() }
+    }
+    return { targets, keep: this.keepAll(live) }
+  }
+
+  /** keepOnExit at a dispose or an exit: each running shell let go under its keeper; the file names it keeps. */
+  private keepAll(live: readonly BackgroundShell[]): Set<string> {
+    this.exiting = 'kept'
+    const now = Date.now()
+    const keep = new Set<string>()
+    for (const shell of live) {
+      shell.letGoAtExit()
+      this.note(shell, { hostExitedAt: now })
+      for (const suffix of ['.log', '.streams']) keep.add(`${shell.record.id}${suffix}`)
+    }
+    return keep
+  }
+
+  /** Plugin dispose with keepOnExit: foreground runs stop, shells are let go; the file names to keep. */
+  async keepAtDispose(): Promise<Set<string>> {
+    const keep = this.keepAll(this.live())
+    await this.foreground.stopAll()
+    return keep
+  }
+
+  /** Change a shell's ledger record; a ledger that cannot be written never fails a shell. */
+  private note(shell: BackgroundShell, patch: LedgerPatch): void {
+    const owner = shell.record.owner
+    if (owner === '' || shell.facts === undefined) return
+    try {
+      this.options.ledger.update(owner, shell.record.id, patch)
+    } catch {}
+  }
+
+  /** Its record from the start: every owned local shell has one. */
+  private enter(shell: BackgroundShell, files: ReturnType<typeof BackgroundShell.files>): void {
+    const { record, facts } = shell
+    if (record.owner === '' || facts === undefined || files.ledger === undefined) return
+    const entry: LedgerRecord = {
+      v: 1, shellId: record.id, ...record.job_id === undefined ? {} : { jobId: record.job_id }, session: record.owner,
+      command: record.command, cwd: record.cwd, pid: record.pid, pidStart: facts.pidStart, pidns: facts.pidns,
+      ...facts.cgroup === undefined ? {} : { cgroup: facts.cgroup },
+      log: files.log, streams: files.streams, exitFile: files.exitFile, ...facts.keeper === undefined ? {} : { keeper: facts.keeper },
+      startedAt: Date.parse(record.started_at), state: 'running', keep: this.options.keepOnExit, ttlMs: files.ttlMs,
+    }
+    try {
+      this.options.ledger.write(entry)
+    } catch {}
+  }
+
+  /** Its end, as this host saw it (unless the host let it go: then its keeper writes it). */
+  private ended(shell: BackgroundShell, snapshot: ShellSnapshot): void {
+    if (this.exiting === 'kept') return
+    const state = this.exiting ?? (snapshot.status === 'killed' ? 'killed' : 'ended')
+    const endedAt = snapshot.ended_at === null ? Date.now() : Date.parse(snapshot.ended_at)
+    this.note(shell, { state, endedAt, exitCode: snapshot.exit_code, signal: snapshot.signal })
   }
 
   private saveRunning(): void {
     if (this.saving !== undefined) return
     this.saving = setTimeout(() => {
       this.saving = undefined
-      this.options.host.save(this.live().map((shell) => shell.record.id))
+      const live = this.live()
+      // A crashed host's owned local shells are its keeper's to keep for their session; the rest the next host reaps.
+      const kept = live.filter((shell) => shell.record.owner !== '' && shell.facts !== undefined)
+      this.options.host.save(live.map((shell) => shell.record.id), kept.map((shell) => shell.record.id))
     }, SAVE_DELAY_MS).unref()
   }
 
@@ -122,53 +203,89 @@ export class ShellRegistry implements BackgroundShells {
       const ended = shell.record.ended_at
       if (ended === null || Date.parse(ended) > cutoff) continue
       this.shells.delete(shell.record.id)
-      rmSync(shell.record.output_file, { force: true })
+      const base = shell.record.output_file.replace(/\.log$/, '')
+      for (const file of [shell.record.output_file, `${base}.streams`]) rmSync(file, { force: true })
     }
   }
 
-  /** Start one background shell, as a host job when they serve the caller (stops then come by its cancel); throws if none started. */
-  start(start: { command: string, caller: Caller | undefined, launch: Launch, world: ShellWorld }): BackgroundShell {
+  /** Where an owned local shell's exit file and record go: its session's ledger directory, when that is usable. */
+  private ledgerOf(owner: string, world: ShellWorld): { root: string, session: string } | undefined {
+    if (owner === '' || world.limits !== undefined || this.options.ledger.problem(owner) !== undefined) return undefined
+    return { root: this.options.ledger.root, session: owner }
+  }
+
+  /** Start one background shell, as a host job when they serve the caller (stops then come by its cancel); rejects if none started. */
+  async start(start: { command: string, caller: Caller | undefined, launch: Launch, world: ShellWorld }): Promise<BackgroundShell> {
     this.prune()
     // Re-created (0700, ours) when something removed it: an agent cleaning /tmp, a tmp cleaner.
     const problem = this.options.host.logDirProblem()
     if (problem !== undefined) throw problem
     const id = this.newId()
-    let shell: BackgroundShell | undefined
-    const jobs = this.options.jobs()
+    const owner = start.caller?.id ?? ''
+    const ledger = this.ledgerOf(owner, start.world)
     const init = {
-      toolName: this.options.toolName, id, command: start.command, owner: start.caller?.id ?? '', launch: start.launch, world: start.world,
+      toolName: this.options.toolName, id, command: start.command, owner, launch: start.launch, world: start.world,
       maxLogBytes: this.options.maxLogBytes, outputFile: join(this.logDir, `${id}.log`),
       cancelRequest: () => this.takePending(id) ?? this.defaultKill(),
+      files: {
+        streams: join(this.logDir, `${id}.streams`), ttlMs: this.options.orphanTtlMs,
+        // Only a shell a session may take back needs its end kept (and none is written into the host directory).
+        exitFile: ledger === undefined ? '' : exitFileOf(this.options.ledger.dirOf(owner), id),
+        ...ledger === undefined ? {} : { ledger },
+      },
+      keepOnTeardown: this.options.keepOnExit,
       beforeDone: () => {
         const jobId = shell?.record.job_id
         if (this.options.completed !== undefined && jobId !== undefined && start.caller !== undefined) jobs?.hold(jobId, start.caller)
       },
     }
+    const files = BackgroundShell.files(init)
+    this.starting.set(id, owner)
+    let started
+    try {
+      started = await start.world.start(start.launch, id, files)
+    } finally {
+      this.starting.delete(id)
+    }
+    let shell: BackgroundShell | undefined
+    const jobs = this.options.jobs()
     if (jobs !== undefined && start.caller !== undefined) {
       try {
         const jobId = jobs.start({
           label: start.command, owner: start.caller,
           run: () => {
-            shell = new BackgroundShell(init)
+            shell = new BackgroundShell(init, started)
             return shell.hooks(this.options.readLimit)
           },
         })
         if (shell !== undefined) shell.record.job_id = jobId
       } catch (error) {
-        // No controller serves this agent: the shell runs on the registry alone. Anything else is the host's refusal.
-        if (shell !== undefined || !/no job controller/.test(String(error))) throw error
+        // No controller serves this agent: the shell runs on the registry alone. Anything else is the host's refusal,
+        // and what started is stopped.
+        if (shell !== undefined || !/no job controller/.test(String(error))) {
+          const orphan = shell ?? new BackgroundShell(init, started)
+          void orphan.terminate(this.defaultKill(), true).catch(() => {})
+          throw error
+        }
       }
     }
-    shell ??= new BackgroundShell(init)
-    this.shells.set(id, shell)
-    if (shell.record.owner !== '') this.options.started?.(shell.record.owner)
+    shell ??= new BackgroundShell(init, started)
+    const made = shell
+    this.shells.set(id, made)
+    if (owner !== '') this.options.started?.(owner)
+    // Off the launch path (its fsyncs): the record right after the start, the end only once it is there.
+    const entered = new Promise<void>((resolve) => setImmediate(() => {
+      this.enter(made, files)
+      resolve()
+    }))
     this.saveRunning()
-    const settledShell = shell
-    void shell.settled.then((snapshot) => {
+    void made.settled.then(async (snapshot) => {
+      await entered
+      this.ended(made, snapshot)
       this.saveRunning()
-      this.options.completed?.(snapshot, settledShell.stopCause)
+      this.options.completed?.(snapshot, made.stopCause)
     })
-    return shell
+    return made
   }
 
   /** Whether this registry holds the shell (running or finished and still listed). */
@@ -265,6 +382,7 @@ export class ShellRegistry implements BackgroundShells {
 
   /** Plugin dispose: the shells (a kill under way included: this one runs beside it) and the foreground runs. */
   async terminateAll(): Promise<void> {
+    this.exiting = 'stopped-at-exit'
     const request = this.defaultKill()
     await Promise.all([this.foreground.stopAll(), ...this.live().map((shell) => {
       shell.stopCause ??= 'exit'

@@ -1,16 +1,14 @@
-/** One background shell: a detached process group writing to a capped log, watched until all of it is gone; it settles once. */
-import { closeSync, openSync, readSync, unlinkSync } from 'node:fs'
-import { dirname } from 'node:path'
-import type { Readable } from 'node:stream'
+/**
+ * One background shell: a detached process group writing to a capped log (locally its keeper writes it), watched until
+ * all of it is gone; it settles once, or is let go at host exit when kept (keepOnExit), its keeper guarding it.
+ */
+import { closeSync, openSync, readSync } from 'node:fs'
 import { StringDecoder } from 'node:string_decoder'
 import type { KillOutcome, KillRequest, Launch, ShellSnapshot } from '../contract.ts'
-import { noLog } from '../local/host-dir.ts'
-import { closed } from './foreground.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
 import { causeOf, type StopCause } from './completions.ts'
 import { KILL_POLICY } from './kill-policy.ts'
-import { LogWriter } from './log-writer.ts'
-import type { ShellProcesses, ShellWorld } from './world-types.ts'
+import type { LogFeed, ShellFacts, ShellFiles, ShellProcesses, ShellWorld, StartedShell, StreamName } from './world-types.ts'
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
@@ -25,7 +23,11 @@ export interface ShellInit {
   outputFile: string
   maxLogBytes: number
   cancelRequest: () => KillRequest
-  /** Called as the host job's `done` is about to settle (the completion notice's hold). */
+  /** The sidecar, the exit file, the TTL and ledger record (the registry's plan; a direct start gets defaults). */
+  files?: Pick<ShellFiles, 'streams' | 'exitFile' | 'ttlMs' | 'ledger'>
+  /** keepOnExit: a host job cancelled by the host's teardown lets the shell go running instead of stopping it. */
+  keepOnTeardown?: boolean
+  /** Called as the host job's `done` is about to settle with the shell's end (the completion notice's hold). */
   beforeDone?: () => void
 }
 
@@ -39,32 +41,37 @@ export class BackgroundShell {
   readonly record: ShellRecord
   readonly processes: ShellProcesses
   readonly settled: Promise<ShellSnapshot>
-  private readonly writer: LogWriter
+  /** The job's end: the shell's, or the host letting it go running at its exit (keepOnExit), whichever comes first. */
+  private readonly done: Promise<ShellJobOutcome>
+  private release: (outcome: ShellJobOutcome) => void = () => {}
+  private readonly writer: LogFeed
   private termination: { request: KillRequest, outcome: Promise<KillOutcome> } | undefined
   /** Who stopped it, when something did: decides whether its completion is still to be told. */
   stopCause: StopCause | undefined
   private killSignal: string | undefined
   private cursor = 0
   private readonly decoder = new StringDecoder('utf8')
+  /** What the ledger records of its processes (a local shell's). */
+  readonly facts: ShellFacts | undefined
 
-  /** Spawns synchronously (a host job's `run` must return at once); throws when nothing started. */
-  constructor(private readonly init: ShellInit) {
-    try {
-      this.writer = new LogWriter(init.outputFile, init.maxLogBytes, init.toolName)
-    } catch (error) {
-      throw noLog(init.toolName, dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
+  /** Start the world's command and its log, then the shell; rejects when nothing started. */
+  static async start(init: ShellInit): Promise<BackgroundShell> {
+    return new BackgroundShell(init, await init.world.start(init.launch, init.id, BackgroundShell.files(init)))
+  }
+
+  static files(init: ShellInit): ShellFiles {
+    const { outputFile, maxLogBytes, toolName, files } = init
+    return {
+      log: outputFile, streams: files?.streams ?? outputFile.replace(/\.log$/, '.streams'), exitFile: files?.exitFile ?? '', maxLogBytes, toolName,
+      ttlMs: files?.ttlMs ?? 0, ...files?.ledger === undefined ? {} : { ledger: files.ledger },
     }
-    let started
-    try {
-      started = init.world.start(init.launch, init.id)
-    } catch (error) {
-      this.writer.close()
-      unlinkSync(init.outputFile)
-      throw error
-    }
+  }
+
+  /** Takes a started shell over (a host job's `run` makes it at once). */
+  constructor(private readonly init: ShellInit, started: StartedShell) {
+    this.writer = started.log
     this.processes = started.processes
-    const streams = [started.stdout, started.stderr]
-    for (const stream of streams) this.writer.attach(stream)
+    this.facts = started.facts
     // A running shell must not keep the host alive: exit handlers kill it instead.
     started.release()
     this.record = {
@@ -73,17 +80,23 @@ export class BackgroundShell {
       output_file: init.outputFile, bytes: 0, capped: false, last_output_at: null, processes: 1,
       ...init.world.limits === undefined ? {} : { world_limits: init.world.limits },
     }
-    this.settled = this.watch(streams)
+    this.settled = this.watch()
+    this.done = new Promise((resolve) => {
+      this.release = resolve
+      void this.settled.then(() => {
+        this.init.beforeDone?.()
+        resolve(this.outcome())
+      })
+    })
   }
 
-  private async watch(streams: readonly Readable[]): Promise<ShellSnapshot> {
+  private async watch(): Promise<ShellSnapshot> {
     const exit = await this.processes.exited
     this.record.exit_code = exit.code
     this.record.signal = exit.signal
     this.record.leader_exited_at = exit.at.toISOString()
     await this.processes.whenEmpty(Number.POSITIVE_INFINITY)
-    await closed(streams, KILL_POLICY.drainMs)
-    for (const stream of streams) stream.destroy()
+    await this.writer.drained(KILL_POLICY.drainMs)
     this.writer.close()
     this.sync()
     // A shell whose log could not be written ended in error: its output is incomplete.
@@ -161,8 +174,13 @@ export class BackgroundShell {
     return { status: 'completed', detail: `exit code: ${record.exit_code ?? 0}${cap}` }
   }
 
-  /** Every piece of the log as written (attached in the spawning tick: all), and `onEnd` once it stops taking output. */
-  watchOutput(watcher: (written: Buffer) => void, onEnd: (end: LogEnd) => void = () => {}): () => void {
+  /** Let go at host exit (keepOnExit): the shell keeps running under its keeper; its job settles now. */
+  letGoAtExit(): void {
+    this.release({ status: 'killed', detail: 'kept running past the host exit (keepOnExit)' })
+  }
+
+  /** Every piece of the log as written (attached in the tick the shell was made: all), and `onEnd` once it stops taking output. */
+  watchOutput(watcher: (written: Buffer, stream: StreamName) => void, onEnd: (end: LogEnd) => void = () => {}): () => void {
     const ender = () => onEnd(this.writer.failure === undefined ? { end: 'capped' } : { end: 'log-failed', problem: `log failed (${this.writer.failure})` })
     this.writer.watchers.add(watcher)
     this.writer.enders.add(ender)
@@ -230,15 +248,16 @@ export class BackgroundShell {
     return {
       cancel: (reason) => {
         this.stopCause ??= causeOf(reason)
+        if (this.init.keepOnTeardown === true && this.stopCause === 'exit') {
+          this.letGoAtExit()
+          return
+        }
         // cancel must never throw; the shell stays reachable through dispose and exit handlers.
         try {
           this.terminate(this.init.cancelRequest()).catch(() => {})
         } catch {}
       },
-      done: this.settled.then(() => {
-        this.init.beforeDone?.()
-        return this.outcome()
-      }),
+      done: this.done,
       readOutput: () => this.readOutput(readLimit),
       readFrom: (fromByte) => this.readFrom(fromByte, readLimit),
     }

@@ -25,13 +25,65 @@ export interface ShellProcesses {
   aliveNow(): boolean
 }
 
-/** A started command: its processes and its two output streams (drained by the caller, to a log or a tail). */
-export interface StartedShell {
+/** A started command: its processes and its two output streams (drained by the caller, to a tail). */
+export interface StartedCommand {
   readonly processes: ShellProcesses
   readonly stdout: Readable
   readonly stderr: Readable
   /** The command (its process and streams) no longer keeps the host's event loop alive: a background shell's exit handlers stop it. */
   release(): void
+}
+
+export type StreamName = 'stdout' | 'stderr'
+
+/** A background shell's log as the shells room reads it: written by the keeper (local), or here (another world's). */
+export interface LogFeed {
+  readonly path: string
+  readonly bytes: number
+  /** The log stopped taking output (the cap, or a write error). */
+  readonly capped: boolean
+  /** The disk error that stopped capture (the log is then incomplete). */
+  readonly failure: string | undefined
+  readonly lastOutputAt: number | undefined
+  /** Told each piece as written, with the stream it came from. */
+  readonly watchers: Set<(written: Buffer, stream: StreamName) => void>
+  /** Told once, when the log stops taking output. */
+  readonly enders: Set<() => void>
+  /** Why the log is not the shell's whole output, in a few words ('log removed', 'log failed (ENOSPC)'). */
+  problem(): string | undefined
+  /** True once all the output is in (false after `ms`: a process that left the shell may hold a pipe). */
+  drained(ms: number): Promise<boolean>
+  close(): void
+}
+
+/** Where a background shell's log goes, and what its keeper needs once no host holds it (the local world). */
+export interface ShellFiles {
+  log: string
+  /** The stream sidecar: the stderr byte ranges of the log. */
+  streams: string
+  /** Where the keeper writes the shell's end. */
+  exitFile: string
+  maxLogBytes: number
+  toolName: string
+  ttlMs: number
+  ledger?: { root: string, session: string }
+}
+
+/** What the ledger records of a local shell's processes (another world has none). */
+export interface ShellFacts {
+  pidStart: number
+  pidns: string
+  cgroup?: string
+  keeper?: { pid: number, start: number, socket?: string }
+}
+
+/** A started background shell: its processes and its log. */
+export interface StartedShell {
+  readonly processes: ShellProcesses
+  readonly log: LogFeed
+  /** Nothing of the shell keeps the host's event loop alive. */
+  release(): void
+  readonly facts?: ShellFacts
 }
 
 export interface RunOptions {
@@ -76,6 +128,6 @@ export interface ShellWorld {
   baseEnv(): NodeJS.ProcessEnv
   /** Run a foreground command to its end (or its timeout, or the call's abort). */
   run(launch: Launch, options: RunOptions): Promise<RunResult>
-  /** Start a background shell synchronously (a host job's `run` must return at once); throws SPAWN_FAILED. */
-  start(launch: Launch, shellId: string): StartedShell
+  /** Start a background shell and its log; rejects SPAWN_FAILED, LOG_UNAVAILABLE. */
+  start(launch: Launch, shellId: string, files: ShellFiles): Promise<StartedShell>
 }

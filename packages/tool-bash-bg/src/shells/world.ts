@@ -1,18 +1,22 @@
 /** The execution world of a call, chosen once: our own process layer on this host, or the composed ctx.subprocess. */
 import { randomBytes } from 'node:crypto'
+import { rmSync } from 'node:fs'
 import type { Context } from '@deepseek-ai/cordis'
 import type { FileSystem } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { scrubbedParentEnv, type SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
 import { readsAreLocal } from '@gencode-ai/dsh-tool-common'
+import { dirname } from 'node:path'
 import type { LocalHost } from '../local/host.ts'
+import { noLog } from '../local/host-dir.ts'
+import { LogWriter } from '../local/log-writer.ts'
 import { SeamWorld } from '../seam/world.ts'
-import { runForeground } from './foreground.ts'
+import { closed, runForeground } from './foreground.ts'
 import type { ForegroundRuns } from './foreground-runs.ts'
 import { localDirectory, worldDirectory } from './launch.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { streamValue } from './output-stream.ts'
-import type { ShellWorld } from './world-types.ts'
+import type { ShellFiles, ShellWorld, StartedShell } from './world-types.ts'
 
 /** `local`: this host, through our own process layer; `subprocess`: wherever `runtime` runs commands. */
 export type WorldChoice = { kind: 'local' } | { kind: 'subprocess', runtime: SubprocessRuntime }
@@ -60,7 +64,10 @@ export function localWorld(local: LocalHost, runs: ForegroundRuns): ShellWorld {
   return {
     directory: localDirectory,
     baseEnv: () => scrubbedParentEnv(),
-    start: (launch, shellId) => local.start(launch, shellId),
+    start: (launch, shellId, files) => {
+      const { ttlMs, ledger, ...kept } = files
+      return local.startKept(launch, shellId, { files: { ...kept }, ttlMs, ...ledger === undefined ? {} : { ledger } })
+    },
     run: (launch, options) => runs.run(options.signal, (signal, started) => {
       const child = local.start(launch, `fg-${randomBytes(4).toString('hex')}`)
       started(child.processes)
@@ -79,12 +86,42 @@ function seamWorld(runtime: SubprocessRuntime, fs: FileSystem | undefined, parts
     directory: (cwd) => worldDirectory(fs, cwd),
     // The provider applies its own base environment.
     baseEnv: () => ({}),
-    start: (launch, shellId) => seam.start(launch, local.marks(shellId)),
+    start: (launch, shellId, files) => Promise.resolve(writtenHere(files, () => seam.start(launch, local.marks(shellId)))),
     run: (launch, options) => runs.run(options.signal, async (signal, started) => {
       const { stdout, stderr, ...run } = await seam.run(launch, { ...options, signal, marks: {}, started })
       return { ...run, stdout: judged(stdout), stderr: judged(stderr) }
     }),
   }
+}
+
+/** A shell whose output reaches this host: its log written here (created first: no log, nothing starts). */
+function writtenHere(files: ShellFiles, start: () => ReturnType<SeamWorld['start']>): StartedShell {
+  let writer: LogWriter
+  try {
+    writer = new LogWriter(files.log, files.maxLogBytes, files.toolName, files.streams)
+  } catch (error) {
+    throw noLog(files.toolName, dirname(files.log), (error as NodeJS.ErrnoException).code ?? String(error))
+  }
+  let started
+  try {
+    started = start()
+  } catch (error) {
+    writer.close()
+    rmSync(files.log, { force: true })
+    rmSync(files.streams, { force: true })
+    throw error
+  }
+  const streams = [started.stdout, started.stderr]
+  writer.attach(started.stdout, 'stdout')
+  writer.attach(started.stderr, 'stderr')
+  const log = Object.assign(writer, {
+    drained: async (ms: number) => {
+      const all = await closed(streams, ms)
+      for (const stream of streams) stream.destroy()
+      return all
+    },
+  })
+  return { processes: started.processes, log, release: started.release }
 }
 
 /** Another world's stream, judged as the local tail is. */

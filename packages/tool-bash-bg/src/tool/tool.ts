@@ -68,16 +68,16 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     return pattern
   }
 
-  const startBackground = (args: Args, launch: Launch, world: ShellWorld, exec: ToolExecution): Started => {
+  const startBackground = async (args: Args, launch: Launch, world: ShellWorld, exec: ToolExecution): Promise<Started> => {
     const running = registry.running(exec.agent?.id ?? '')
-    if (running.length >= config.maxEntries) {
+    if (running.length + registry.startingFor(exec.agent?.id ?? '') >= config.maxEntries) {
       // Each command cut as /tasks cuts it: ten 100 KB commands must not make a megabyte of error.
       const ids = running.map((record) => `${record.id} (${cut(record.command)}; ${registry.liveness(record)})`).join(', ')
       const tool = registry.stopTool()
       const hint = tool === undefined ? 'wait for one to finish, then retry' : `stop one with ${tool}, then retry`
       throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${hint}`, 'TOO_MANY_SHELLS')
     }
-    const shell = registry.start({ command: args.command, caller: exec.agent, launch, world })
+    const shell = await registry.start({ command: args.command, caller: exec.agent, launch, world })
     const { record } = shell
     const stopWith = registry.stopTool(record)
     const value: BackgroundValue = {
@@ -139,7 +139,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       // The shell limit is checked after this last await, so concurrent calls cannot both pass it.
       if (exec.signal.aborted) throw aborted()
       if (args.run_in_background === true) {
-        const started = startBackground(args, launch, world, exec)
+        const started = await startBackground(args, launch, world, exec)
         return pattern === undefined ? started.value : waitFor(started, args, pattern, exec.signal)
       }
       const timeoutMs = args.timeout ?? config.timeoutMs

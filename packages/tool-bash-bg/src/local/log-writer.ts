@@ -1,7 +1,13 @@
 // A shell's capped log: both streams in arrival order, one new 0600 file; at the cap (or a disk error) a marker
-// ends it and later output is drained. Sync writes: about 3x faster than queued async ones (bench/bash-bg).
+// ends it and later output is drained. Beside it, when asked, the stream sidecar: one `<offset> <length>` line per
+// stderr piece, so the stream of any byte range is recoverable (stream-runs.ts). Sync writes: about 3x faster than
+// queued async ones (bench/bash-bg). Written by the keeper for a local shell, by the host for another world's.
 import { closeSync, constants, fstatSync, lstatSync, openSync, writeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
+
+export type StreamName = 'stdout' | 'stderr'
+
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND
 
 export class LogWriter {
   bytes = 0
@@ -9,34 +15,36 @@ export class LogWriter {
   /** The disk error that stopped capture (the log is then incomplete). */
   failure: string | undefined
   lastOutputAt: number | undefined
-  readonly watchers = new Set<(written: Buffer) => void>()
+  readonly watchers = new Set<(written: Buffer, stream: StreamName) => void>()
   /** Told once, when the log stops taking output (the cap, or a write error). */
   readonly enders = new Set<() => void>()
   private fd: number | undefined
+  /** The stream sidecar's descriptor, made at the first stderr piece (one that cannot be written is dropped, never the log). */
+  private runs: number | undefined
   private readonly marker: Buffer
 
-  /** `toolName`: the name the cap's marker gives. */
-  constructor(readonly path: string, private readonly maxBytes: number, toolName: string) {
+  /** `toolName`: the name the cap's marker gives; `streams`: the sidecar's path, when one is kept. */
+  constructor(readonly path: string, private readonly maxBytes: number, toolName: string, private streams?: string) {
     // O_EXCL: a log is always a new file of ours, never someone else's file at a guessed path.
-    this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600)
+    this.fd = openSync(path, CREATE, 0o600)
     this.marker = Buffer.from(`\n[${toolName}: log capped at ${maxBytes} bytes; later output was discarded]\n`)
   }
 
   /** Drained to its end even after the cap. */
-  attach(stream: Readable): void {
-    stream.on('data', (chunk: Buffer) => this.push(chunk))
+  attach(stream: Readable, name: StreamName): void {
+    stream.on('data', (chunk: Buffer) => this.push(chunk, name))
   }
 
-  private push(chunk: Buffer): void {
+  push(chunk: Buffer, stream: StreamName): void {
     if (this.capped || this.fd === undefined) return
     const room = this.maxBytes - this.marker.length - this.bytes
     if (chunk.length <= room) {
-      this.write(chunk)
+      this.write(chunk, stream)
       return
     }
-    if (room > 0) this.write(chunk.subarray(0, room))
+    if (room > 0) this.write(chunk.subarray(0, room), stream)
     // A cap smaller than the marker keeps only as much of the marker as fits.
-    this.write(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)))
+    this.write(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)), 'stdout')
     this.stopCapture()
   }
 
@@ -58,22 +66,42 @@ export class LogWriter {
     return undefined
   }
 
-  private write(buffer: Buffer): void {
+  private write(buffer: Buffer, stream: StreamName): void {
     if (this.fd === undefined || buffer.length === 0) return
     try {
       let offset = 0
       while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
+      if (stream === 'stderr') this.noteStderr(this.bytes, buffer.length)
       this.bytes += buffer.length
       this.lastOutputAt = Date.now()
-      for (const watcher of this.watchers) watcher(buffer)
+      for (const watcher of this.watchers) watcher(buffer, stream)
     } catch (error) {
       this.failure = (error as NodeJS.ErrnoException).code ?? (error as Error).message
       this.stopCapture()
     }
   }
 
+  /** One sidecar line per stderr piece (one write: a line is never torn by a crash between two). */
+  private noteStderr(offset: number, length: number): void {
+    if (this.streams !== undefined) {
+      try {
+        this.runs = openSync(this.streams, CREATE, 0o600)
+      } catch {}
+      this.streams = undefined
+    }
+    if (this.runs === undefined) return
+    try {
+      writeSync(this.runs, `${offset} ${length}\n`)
+    } catch {
+      closeSync(this.runs)
+      this.runs = undefined
+    }
+  }
+
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd)
+    if (this.runs !== undefined) closeSync(this.runs)
     this.fd = undefined
+    this.runs = undefined
   }
 }

@@ -1,0 +1,104 @@
+// The keeper: a small process per host (its own session, so no terminal signal reaches it) that spawns the host's
+// background shells and is their parent, so their output never passes through the host and their exit status is
+// recorded even when no host runs. argv: [socket path | '']. It lives while it has a host or a shell; once the host is
+// gone (a clean exit or a crash: the IPC channel closes), each shell lives at most its TTL unless a host takes it back
+// over the socket (`adopt <shellId>`, answered `ok <pid> <start>` or `unknown`; `ended <shellId>` follows when it ends).
+import { rmSync } from 'node:fs'
+import { createServer, type Server, type Socket } from 'node:net'
+import type { KeeperMessage, SpawnRequest } from './keeper-protocol.ts'
+import { KeptShell } from './kept-shell.ts'
+import { ProcessCensus } from './proc-census.ts'
+import { localSyscalls } from './syscalls.ts'
+
+class Keeper {
+  private readonly shells = new Map<string, KeptShell>()
+  private readonly sys = localSyscalls()
+  private readonly census = new ProcessCensus(this.sys)
+  private hostGone = false
+  private server: Server | undefined
+
+  static run(socket: string): Keeper {
+    return new Keeper(socket)
+  }
+
+  private constructor(private readonly socket: string) {
+    process.on('message', (message: SpawnRequest) => this.onMessage(message))
+    process.on('disconnect', () => this.onHostGone())
+    if (socket !== '') this.listen()
+  }
+
+  private send(message: KeeperMessage): void {
+    if (this.hostGone || process.send === undefined) return
+    try {
+      process.send(message)
+    } catch {}
+  }
+
+  private onMessage(message: SpawnRequest): void {
+    if (message.t !== 'spawn') return
+    const shell = KeptShell.start(message, this.census, this.sys, (each) => this.send(each), () => this.hostGone)
+    if (shell === undefined) return
+    this.shells.set(shell.id, shell)
+    void shell.ended.then(() => {
+      this.shells.delete(shell.id)
+      for (const holder of shell.holders) (holder as Socket).write(`ended ${shell.id}\n`)
+      this.exitWhenIdle()
+    })
+  }
+
+  private onHostGone(): void {
+    this.hostGone = true
+    for (const shell of this.shells.values()) shell.armTtl()
+    this.exitWhenIdle()
+  }
+
+  private listen(): void {
+    rmSync(this.socket, { force: true })
+    const server = createServer((connection) => this.serve(connection))
+    server.on('error', () => { this.server = undefined })
+    server.listen(this.socket)
+    this.server = server
+  }
+
+  /** One host taking shells back: each adopted shell's TTL waits while this connection lives, and starts again when it closes. */
+  private serve(connection: Socket): void {
+    let pending = ''
+    const held = new Set<KeptShell>()
+    connection.setEncoding('utf8')
+    connection.on('data', (text: string) => {
+      pending += text
+      // A line is a shell id and a word: anything longer is not ours to parse.
+      if (pending.length > 4096) connection.destroy()
+      for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+        const [verb, id = ''] = pending.slice(0, end).split(' ')
+        pending = pending.slice(end + 1)
+        const shell = verb === 'adopt' ? this.shells.get(id) : undefined
+        if (shell === undefined) {
+          connection.write('unknown\n')
+          continue
+        }
+        shell.holders.add(connection)
+        shell.disarmTtl()
+        held.add(shell)
+        connection.write(`ok ${shell.pid} ${shell.start}\n`)
+      }
+    })
+    connection.on('error', () => {})
+    connection.on('close', () => {
+      for (const shell of held) {
+        shell.holders.delete(connection)
+        if (this.hostGone) shell.armTtl()
+      }
+    })
+  }
+
+  private exitWhenIdle(): void {
+    if (!this.hostGone || this.shells.size > 0) return
+    this.server?.close()
+    if (this.socket !== '') rmSync(this.socket, { force: true })
+    process.exit(0)
+  }
+}
+
+if (process.send === undefined) throw new Error('keeper.ts runs as a child with an IPC channel')
+Keeper.run(process.argv[2] ?? '')

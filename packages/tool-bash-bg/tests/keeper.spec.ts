@@ -1,0 +1,215 @@
+// Shells that outlive their host (issue 29, items 1-3): the keeper is their parent and writes their logs, so a shell
+// keeps running and logging after its host is disposed or SIGKILLed, its cap holds with no host, its exit record has
+// its true status, and nothing of it lives past orphanTtlMs. Real hosts, real processes, real files, judged in /proc.
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { execTool, textOf } from '@gencode-ai/testkit'
+import { adoptShell } from '../src/local/keeper-adopt.ts'
+import type { ExitRecord } from '../src/local/keeper-protocol.ts'
+import { Ledger, ledgerRoot, type LedgerRecord } from '../src/local/ledger.ts'
+import { streamRuns } from '../src/local/stream-runs.ts'
+import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+
+type Bg = { shell_id: string, pid: number, output_file: string }
+
+// A ledger and a TMPDIR of this file's own: hosts other files boot meanwhile must not reap (or see) these shells.
+const home = mkdtempSync(join(tmpdir(), 'bg-keeper-home-'))
+const tmp = mkdtempSync(join(tmpdir(), 'bg-keeper-tmp-'))
+const saved = { DSH_HOME: process.env.DSH_HOME, TMPDIR: process.env.TMPDIR }
+beforeAll(() => Object.assign(process.env, { DSH_HOME: home, TMPDIR: tmp }))
+afterAll(() => {
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  }
+  rmSync(home, { recursive: true, force: true })
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+const ledger = () => new Ledger(ledgerRoot())
+const session = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}`
+const alive = (pid: number) => {
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.[0]
+    return state !== undefined && state !== 'Z'
+  } catch {
+    return false
+  }
+}
+const exitRecord = (record: LedgerRecord): ExitRecord | undefined => {
+  try {
+    return JSON.parse(readFileSync(record.exitFile, 'utf8')) as ExitRecord
+  } catch {
+    return undefined
+  }
+}
+const size = (file: string) => {
+  try {
+    return statSync(file).size
+  } catch {
+    return -1
+  }
+}
+
+describe('a shell outlives its host', () => {
+  let host: BgHost | undefined
+  afterEach(async () => { await host?.dispose(); host = undefined })
+
+  const start = async (h: BgHost, id: string, command: string): Promise<Bg> => {
+    const result = await execTool(h.ctx, 'bash_bg', { command, run_in_background: true }, { agent: h.agent(undefined, id) })
+    if (result.isError) throw new Error(textOf(result))
+    await until(() => ledger().read(id, (result.value as Bg).shell_id) !== undefined, 'its ledger record')
+    return result.value as Bg
+  }
+
+  it('keepOnExit: it keeps running and logging after the host is disposed, then its TTL stops it with no host, and nothing of it is left', async () => {
+    host = await bootBashBg({ keepOnExit: true, orphanTtlMs: 3000 })
+    const id = session('keep')
+    const mark = marker('keep')
+    const shell = await start(host, id, `while true; do echo tick; echo tock >&2; sleep 0.1; done & exec -a ${mark} sleep 600`)
+    const before = ledger().read(id, shell.shell_id)
+    expect(before).toMatchObject({ v: 1, session: id, shellId: shell.shell_id, state: 'running', keep: true, ttlMs: 3000, pid: shell.pid, log: shell.output_file })
+    expect(before?.keeper?.pid).toBeGreaterThan(0)
+    await host.dispose()
+    host = undefined
+    // The host is gone: the shell and its writer go on, and the log grows.
+    expect(pidsWithMarker(mark, true)).toHaveLength(1)
+    const grown = size(shell.output_file)
+    await until(() => size(shell.output_file) > grown + 20, 'the log to grow with no host')
+    const kept = ledger().read(id, shell.shell_id)
+    expect(kept?.state).toBe('running')
+    expect(kept?.hostExitedAt).toBeGreaterThan(0)
+    // The TTL, counted from the host's exit: the keeper stops the whole shell, records it and exits.
+    await until(() => pidsWithMarker(mark, true).length === 0, 'the TTL to stop the shell', 30_000)
+    await until(() => ledger().read(id, shell.shell_id)?.state === 'killed', 'the ledger to say killed')
+    const end = exitRecord(kept!)
+    expect(end).toMatchObject({ shellId: shell.shell_id, ttlKilled: true })
+    await until(() => !alive(kept!.keeper!.pid), 'the keeper to exit')
+    expect(readFileSync(shell.output_file, 'utf8')).toMatch(/^(tick\ntock\n)+/)
+  }, 60_000)
+
+  it('keepOnExit false (the default): a dispose stops the shell, nothing is left running, and the record says stopped-at-exit', async () => {
+    host = await bootBashBg()
+    const id = session('stop')
+    const mark = marker('stop')
+    const shell = await start(host, id, `exec -a ${mark} sleep 600`)
+    const record = ledger().read(id, shell.shell_id)
+    expect(record).toMatchObject({ state: 'running', keep: false })
+    await host.dispose()
+    host = undefined
+    expect(pidsWithMarker(mark, true)).toEqual([])
+    expect(ledger().read(id, shell.shell_id)).toMatchObject({ state: 'stopped-at-exit', signal: 'SIGTERM' })
+    await until(() => !alive(record!.keeper!.pid), 'the keeper to exit')
+    expect(existsSync(shell.output_file)).toBe(false)
+  })
+
+  it('a host that dies by SIGKILL: the shell runs on, ends while no host runs, and its exit record and ledger have its true code', async () => {
+    const id = session('crash')
+    const mark = marker('crash')
+    const command = `echo started; (exec -a ${mark} sleep 3); echo done >&2; exit 7`
+    const fixture = [join(import.meta.dirname, 'fixtures/keep-host.ts'), '{}', id, command]
+    const child = spawn(process.execPath, ['--import', 'tsx', ...fixture], { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (data: Buffer) => { out += String(data) })
+    await until(() => out.includes('\n'), 'the host to start the shell', 30_000)
+    const { value } = JSON.parse(out) as { value: Bg }
+    await until(() => ledger().read(id, value.shell_id) !== undefined, 'its ledger record')
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the shell to run')
+    child.kill('SIGKILL')
+    await new Promise((resolve) => child.once('exit', resolve))
+    // Crashed with the default config: the shell is kept (its session may take it back), and ends by itself.
+    expect(pidsWithMarker(mark, true)).toHaveLength(1)
+    await until(() => ledger().read(id, value.shell_id)?.state === 'ended', 'the shell to end while no host runs', 30_000)
+    const record = ledger().read(id, value.shell_id)!
+    expect(record).toMatchObject({ state: 'ended', exitCode: 7, signal: null })
+    expect(exitRecord(record)).toMatchObject({ shellId: value.shell_id, code: 7, signal: null, capped: false })
+    expect(readFileSync(value.output_file, 'utf8')).toBe('started\ndone\n')
+    // The stream of each byte: the sidecar holds the stderr line.
+    expect(streamRuns(record.streams, 0, 13)).toEqual([{ start: 0, end: 8, stream: 'stdout' }, { start: 8, end: 13, stream: 'stderr' }])
+    await until(() => !alive(record.keeper!.pid), 'the keeper to exit')
+  }, 60_000)
+
+  it('the cap holds while no host runs: a 1 GiB writer survives the host\'s exit (no EPIPE) and its log is exact up to the cap', async () => {
+    const cap = 1024 * 1024
+    host = await bootBashBg({ keepOnExit: true, maxLogBytes: cap })
+    const id = session('gib')
+    const shell = await start(host, id, "head -c 1073741824 /dev/zero | tr '\\0' a; echo end >&2")
+    await host.dispose()
+    host = undefined
+    await until(() => ledger().read(id, shell.shell_id)?.state !== 'running', 'the writer to finish with no host', 300_000)
+    const record = ledger().read(id, shell.shell_id)!
+    // tr's status: 0, not a SIGPIPE death (141): its pipe was drained to the end.
+    expect(record).toMatchObject({ state: 'ended', exitCode: 0 })
+    expect(exitRecord(record)).toMatchObject({ capped: true, bytes: cap })
+    const capMarker = `\n[bash_bg: log capped at ${cap} bytes; later output was discarded]\n`
+    const log = readFileSync(shell.output_file, 'latin1')
+    expect(log.length).toBe(cap)
+    expect(log).toBe('a'.repeat(cap - capMarker.length) + capMarker)
+  }, 360_000)
+
+  it('sidecar: the stream of interleaved stdout and stderr writes is recoverable for any byte range', async () => {
+    host = await bootBashBg()
+    const id = session('streams')
+    const shell = await start(host, id, 'for i in 1 2 3; do echo out$i; sleep 0.05; echo err$i >&2; sleep 0.05; done; printf x')
+    await host.shells.settled(shell.shell_id)
+    await until(() => ledger().read(id, shell.shell_id)?.state === 'ended', 'the ledger to record the end')
+    const log = readFileSync(shell.output_file, 'utf8')
+    expect(log).toBe('out1\nerr1\nout2\nerr2\nout3\nerr3\nx')
+    const record = ledger().read(id, shell.shell_id)!
+    const runs = streamRuns(record.streams, 0, log.length)
+    expect(runs.map((run) => `${run.stream}:${log.slice(run.start, run.end)}`)).toEqual([
+      'stdout:out1\n', 'stderr:err1\n', 'stdout:out2\n', 'stderr:err2\n', 'stdout:out3\n', 'stderr:err3\n', 'stdout:x',
+    ])
+    // A range starting inside a run is cut at the range.
+    expect(streamRuns(record.streams, 7, 12)).toEqual([{ start: 7, end: 10, stream: 'stderr' }, { start: 10, end: 12, stream: 'stdout' }])
+    expect(ledger().read(id, shell.shell_id)).toMatchObject({ state: 'ended', exitCode: 0 })
+  })
+
+  it('a host takes a shell back over the keeper\'s socket: no TTL runs while it holds it, and the TTL starts again when it lets go', async () => {
+    host = await bootBashBg({ keepOnExit: true, orphanTtlMs: 1500 })
+    const id = session('adopt')
+    const mark = marker('adopt')
+    const shell = await start(host, id, `exec -a ${mark} sleep 600`)
+    const record = ledger().read(id, shell.shell_id)!
+    const socket = record.keeper?.socket
+    expect(socket).toBeDefined()
+    await host.dispose()
+    host = undefined
+    const adopted = await adoptShell(socket!, shell.shell_id)
+    expect(adopted).toMatchObject({ pid: shell.pid, start: record.pidStart })
+    expect(await adoptShell(socket!, 'bg-zzzzzz')).toBeUndefined()
+    // Twice the TTL held: still running.
+    await new Promise((resolve) => setTimeout(resolve, 3000))
+    expect(pidsWithMarker(mark, true)).toHaveLength(1)
+    adopted!.release()
+    await until(() => pidsWithMarker(mark, true).length === 0, 'the TTL to run again once let go', 30_000)
+    await until(() => ledger().read(id, shell.shell_id)?.state === 'killed', 'the ledger to say killed')
+  }, 60_000)
+
+  it('a forged record (a live process\'s pid with a wrong start time) is never signalled, by a host or its keeper', async () => {
+    const mark = marker('forged')
+    const bystander = spawn('bash', ['-c', `exec -a ${mark} sleep 600`], { stdio: 'ignore', detached: true })
+    try {
+      await until(() => pidsWithMarker(mark, true).length === 1, 'the bystander')
+      const id = session('forged')
+      ledger().write({
+        v: 1, shellId: 'bg-forged', session: id, command: 'sleep 600', cwd: '/', pid: bystander.pid!, pidStart: 1, pidns: '',
+        log: '/dev/null', streams: '/dev/null', exitFile: '/dev/null', startedAt: 1, state: 'running', keep: true, ttlMs: 1,
+        keeper: { pid: bystander.pid!, start: 1 },
+      })
+      for (const keepOnExit of [true, false]) {
+        host = await bootBashBg({ keepOnExit, orphanTtlMs: 500 })
+        await start(host, id, 'true')
+        await host.dispose()
+        host = undefined
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      expect(pidsWithMarker(mark, true)).toEqual([bystander.pid])
+    } finally {
+      bystander.kill('SIGKILL')
+    }
+  }, 60_000)
+})
