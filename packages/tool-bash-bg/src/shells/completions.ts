@@ -32,11 +32,14 @@ export class Completions {
   settled(shell: ShellSnapshot, cause: StopCause | undefined): void {
     const ledger = this.options.ledger()
     if (shell.owner === '' || ledger === undefined || cause === 'exit') return
-    // The model stopped it (and its call said so), or no host job carries it (no notice route, as before): nothing to tell.
-    if (cause === 'model' || shell.job_id === undefined) {
+    // The model stopped it, and its call said so: nothing to tell.
+    if (cause === 'model') {
       ledger.remove(shell.owner, shell.id)
       return
     }
+    // No host job carries it (no job controller serves the session): no notice now, as before; the record says ended,
+    // and the session's next resume tells it.
+    if (shell.job_id === undefined) return
     // The registry recorded the end a moment ago: the notice is built from that record.
     const record = ledger.read(shell.owner, shell.id)
     const agent = this.options.agentOf(shell.owner)

@@ -33,8 +33,11 @@ export function completionLine(record: Told, jobId: string | undefined): string 
     : `background job ${jobId} (bash_bg: ${label}) finished [status: ${status}]. Shell ${record.shellId}; its log: ${log} (job_output ${jobId} reads new output).`
 }
 
-/** A shell found at resume: taken back, ended meanwhile, stopped at the last host's exit, or vanished. */
-export function resumeLine(record: LedgerRecord, now: number, bytes: number): string {
+/**
+ * A shell found at resume: taken back, ended meanwhile, stopped at the last host's exit, or vanished. `unattended`:
+ * it ended while no host was running (the record still said running); otherwise a host saw the end and did not tell it.
+ */
+export function resumeLine(record: LedgerRecord, now: number, bytes: number, unattended = false): string {
   const id = record.shellId
   switch (record.state) {
     case 'running':
@@ -45,8 +48,7 @@ export function resumeLine(record: LedgerRecord, now: number, bytes: number): st
       return `${id} ${named(record)} was interrupted: it is gone and no exit status was recorded (not completed)${output(record)}`
     default: {
       const at = record.endedAt === undefined ? '' : ` at ${clock(record.endedAt)}`
-      // Told at resume, so no host saw it end (or none lived to tell it).
-      return `${id} ${named(record)} ${ending(record)}${at} while no host was running${output(record)}`
+      return `${id} ${named(record)} ${ending(record)}${at}${unattended ? ' while no host was running' : ''}${output(record)}`
     }
   }
 }

@@ -108,6 +108,7 @@ export class TakeBack {
     const now = Date.now()
     const running: string[] = []
     const told: LedgerRecord[] = []
+    const unattended = new Set<string>()
     for (const record of records) {
       if (record.delivery !== undefined) continue
       if (record.state !== 'running') {
@@ -125,8 +126,9 @@ export class TakeBack {
         ? { state: 'interrupted' }
         : { state: exit.ttlKilled === true ? 'killed' : 'ended', exitCode: exit.code, signal: exit.signal, endedAt: exit.endedAt }
       told.push(ledger.update(agent.id, record.shellId, patch) ?? { ...record, ...patch })
+      unattended.add(record.shellId)
     }
     if (told.length === 0 && running.length === 0) return
-    delivery.send(agent, told, [...running, ...told.map((record) => resumeLine(record, now, 0))], false)
+    delivery.send(agent, told, [...running, ...told.map((record) => resumeLine(record, now, 0, unattended.has(record.shellId)))], false)
   }
 }
