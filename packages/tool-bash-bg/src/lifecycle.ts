@@ -9,13 +9,14 @@ import type { Config } from './config.ts'
 import { LocalHost } from './local/host.ts'
 import { Ledger, ledgerRoot } from './local/ledger.ts'
 import { SessionClaims } from './local/session-claim.ts'
+import { takeBack } from './local/taken-back.ts'
 import { Completions } from './shells/completions.ts'
 import { NoticeDelivery } from './shells/delivery.ts'
 import { hostJobsOf } from './shells/jobs-adapter.ts'
 import { KILL_POLICY } from './shells/kill-policy.ts'
 import { ShellRegistry } from './shells/registry.ts'
 import { TakeBack } from './shells/take-back.ts'
-import type { WorldParts } from './shells/world.ts'
+import { localWorld, type WorldParts } from './shells/world.ts'
 
 /** Completion notices that may wake an idle agent per user turn (tool-jobs' own default). */
 const MAX_WAKES = 3
@@ -67,7 +68,13 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     cgroupPopulated,
     claim,
     known: (shellId) => registry.has(shellId),
-    adopt: () => undefined,
+    underWay: (session, gate) => registry.takingBack(session, gate),
+    adopt: async (agent, record) => {
+      const started = await takeBack(record, config.maxLogBytes, { census: local.census, sys: local.sys, stop: KILL_POLICY })
+      if (started === undefined) return undefined
+      const shell = registry.adopt({ record, caller: agent, started, world: localWorld(local, registry.foreground) })
+      return { bytes: shell.snapshot().bytes }
+    },
   }).listen(ctx)
   // Hosts of other PID namespaces are judged by their socket, off the boot path.
   const reaped = local.reap()

@@ -12,8 +12,8 @@ import type { StopCause } from './completions.ts'
 import { ForegroundRuns } from './foreground-runs.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { liveness } from './liveness.ts'
-import { BackgroundShell } from './shell.ts'
-import type { ShellWorld } from './world-types.ts'
+import { BackgroundShell, type ShellInit } from './shell.ts'
+import type { ShellWorld, StartedShell } from './world-types.ts'
 
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200
@@ -55,6 +55,7 @@ export class ShellRegistry implements BackgroundShells {
   /** Stop requests handed to the host jobs, for the job's cancel to carry out; never seen outside. */
   private readonly pending = new Map<string, KillRequest>()
   private readonly stoppers: StopperOptions[] = []
+  private readonly takeBacks = new Map<string, Promise<void>>()
   private leftovers = 0
   private saving: NodeJS.Timeout | undefined
   /** Shells being started (an await on the keeper), by id, with their owner: they count against maxEntries. */
@@ -288,6 +289,63 @@ export class ShellRegistry implements BackgroundShells {
     return made
   }
 
+  /**
+   * A shell of a host that is gone, taken back at resume: registered again under its own id (a new host job id, the
+   * session's agent its owner), its record told the job id; its end is recorded and told as any shell's.
+   */
+  adopt(taken: { record: LedgerRecord, caller: Caller, started: StartedShell, world: ShellWorld }): BackgroundShell {
+    const { record, caller, started } = taken
+    const id = record.shellId
+    let shell: BackgroundShell | undefined
+    const jobs = this.options.jobs()
+    const init: ShellInit = {
+      toolName: this.options.toolName, id, command: record.command, owner: record.session, world: taken.world,
+      launch: { argv: ['bash', '-c', record.command], cwd: record.cwd, env: {} }, maxLogBytes: this.options.maxLogBytes,
+      outputFile: record.log, cancelRequest: () => this.takePending(id) ?? this.defaultKill(), startedAt: record.startedAt,
+      files: { streams: record.streams, exitFile: record.exitFile, ttlMs: record.ttlMs, ledger: { root: this.options.ledger.root, session: record.session } },
+      keepOnTeardown: this.options.keepOnExit,
+      beforeDone: () => {
+        const jobId = shell?.record.job_id
+        if (this.options.completed !== undefined && jobId !== undefined) jobs?.hold(jobId, caller)
+      },
+    }
+    if (jobs !== undefined) {
+      try {
+        const jobId = jobs.start({ label: record.command, owner: caller, run: () => {
+          shell = new BackgroundShell(init, started)
+          return shell.hooks(this.options.readLimit)
+        } })
+        if (shell !== undefined) shell.record.job_id = jobId
+      } catch (error) {
+        // No controller serves this agent: the shell is the registry's alone. Anything else: not taken back.
+        if (shell !== undefined || !/no job controller/.test(String(error))) throw error
+      }
+    }
+    shell ??= new BackgroundShell(init, started)
+    const made = shell
+    this.shells.set(id, made)
+    this.note(made, { ...made.record.job_id === undefined ? {} : { jobId: made.record.job_id }, keep: this.options.keepOnExit })
+    this.saveRunning()
+    void made.settled.then((snapshot) => {
+      this.ended(made, snapshot)
+      this.saveRunning()
+      this.options.completed?.(snapshot, made.stopCause)
+    })
+    return made
+  }
+
+  /** A session's take-back under way (resume): its /tasks and stops wait for it. */
+  takingBack(session: string, gate: Promise<void>): void {
+    this.takeBacks.set(session, gate)
+    void gate.finally(() => { if (this.takeBacks.get(session) === gate) this.takeBacks.delete(session) })
+  }
+
+  /** Once the caller's session's take-back (if any is under way) is done. */
+  async takenBack(caller: Caller | undefined): Promise<void> {
+    const gate = caller === undefined ? undefined : this.takeBacks.get(caller.id)
+    if (gate !== undefined) await gate
+  }
+
   /** Whether this registry holds the shell (running or finished and still listed). */
   has(id: string): boolean {
     return this.shells.has(id)
@@ -339,6 +397,7 @@ export class ShellRegistry implements BackgroundShells {
   }
 
   async stop(id: string, request: KillRequest, caller: Caller | undefined): Promise<StopOutcome> {
+    await this.takenBack(caller)
     const started = performance.now()
     const elapsed = () => Math.round(performance.now() - started)
     const shell = this.owned(id, caller)

@@ -29,6 +29,8 @@ export interface ShellInit {
   keepOnTeardown?: boolean
   /** Called as the host job's `done` is about to settle with the shell's end (the completion notice's hold). */
   beforeDone?: () => void
+  /** When it started, for a shell taken back at resume (else now). */
+  startedAt?: number
 }
 
 /** Why a log stopped taking output. */
@@ -76,7 +78,7 @@ export class BackgroundShell {
     started.release()
     this.record = {
       id: init.id, pid: this.processes.pid, command: init.command, cwd: init.launch.cwd, owner: init.owner,
-      started_at: new Date().toISOString(), status: 'running', exit_code: null, signal: null, leader_exited_at: null, ended_at: null,
+      started_at: new Date(init.startedAt ?? Date.now()).toISOString(), status: 'running', exit_code: null, signal: null, leader_exited_at: null, ended_at: null,
       output_file: init.outputFile, bytes: 0, capped: false, last_output_at: null, processes: 1,
       ...init.world.limits === undefined ? {} : { world_limits: init.world.limits },
     }

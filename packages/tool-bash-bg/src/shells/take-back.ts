@@ -34,7 +34,9 @@ export interface TakeBackOptions {
   /** Whether this host's registry already holds the shell (it started it, or took it back before): never taken twice. */
   known: (shellId: string) => boolean
   /** Register a proven running shell again (a host job, the registry); its log size, or undefined when it could not be. */
-  adopt: (agent: Agent, record: LedgerRecord) => { bytes: number } | undefined
+  adopt: (agent: Agent, record: LedgerRecord) => Promise<{ bytes: number } | undefined>
+  /** The take-back of a session is under way until `gate` settles (its /tasks and stops wait for it). */
+  underWay: (session: string, gate: Promise<void>) => void
 }
 
 /** The shell side's record of the end, when it wrote one. */
@@ -73,8 +75,9 @@ export class TakeBack {
       // 0.1.7's headless runner adopts a session without saying `resume`: a startup with history counts too (a
       // clear or a compaction continues a session this host already serves).
       if (source !== 'resume' && (source !== 'startup' || eventsOf(agent.session).length === 0)) return
-      const gate = Promise.resolve().then(() => this.run(agent)).catch(() => {})
+      const gate = this.run(agent).catch(() => {})
       this.gates.set(agent.id, gate)
+      this.options.underWay(agent.id, gate)
     })
     ctx.on('agent/pre-step', async ({ agent }, next) => {
       const gate = this.gates.get(agent.id)
@@ -93,8 +96,8 @@ export class TakeBack {
     return same || (record.cgroup !== undefined && this.options.cgroupPopulated(record.cgroup))
   }
 
-  /** Take back `agent`'s shells and tell it once. Synchronous up to the notice: `/tasks` right after the resume lists them. */
-  run(agent: Agent): void {
+  /** Take back `agent`'s shells and tell it once. */
+  async run(agent: Agent): Promise<void> {
     const ledger = this.options.ledger()
     if (ledger === undefined) return
     const { delivery } = this.options
@@ -116,7 +119,7 @@ export class TakeBack {
         continue
       }
       if (this.alive(record)) {
-        const adopted = this.options.adopt(agent, record)
+        const adopted = await this.options.adopt(agent, record).catch(() => undefined)
         // Not taken back (the keeper refused it, another host holds it): still running, so never called ended.
         running.push(adopted === undefined ? notTakenBack(record) : resumeLine(record, now, adopted.bytes))
         continue

@@ -43,7 +43,9 @@ export function provideTasksCommand(ctx: Context, registry: ShellRegistry): void
     scoped.commands.register({
       name: 'tasks',
       description: 'List running background shells.',
-      handler: ({ agent }) => {
+      handler: async ({ agent }) => {
+        // Right after a resume: the shells it takes back are listed once they are.
+        await registry.takenBack(agent)
         const shells = registry.list(agent).filter((shell) => shell.status === 'running')
         const table = renderTasks(shells, Date.now(), registry.stopTool())
         // Said once: the shells a dead host left running, stopped when this one started.

@@ -1,0 +1,78 @@
+/**
+ * Resume takes running shells back (issue 29 item 4): with keepOnExit a shell outlives its host; a later host that
+ * resumes the session takes it back from its keeper under the same shell id, before the first step: /tasks lists it,
+ * job_output reads its log (written while no host ran, no gap), the model is told once that it still runs, and
+ * kill_shell's stop leaves nothing of it. Real hosts, a real persisted session, real processes judged in /proc.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import CommandRuntime from '@deepseek-ai/dsh-commands'
+import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
+import type { GenerateOptions } from '@deepseek-ai/dsh-llm'
+import { SessionId } from '@deepseek-ai/dsh-session'
+import { bootHost, execTool, runTurn, textOf, textTurn, type Host, type ScriptEntry } from '@gencode-ai/testkit'
+import * as BashBg from '../src/index.ts'
+import { Ledger, ledgerRoot } from '../src/local/ledger.ts'
+import { marker, pidsWithMarker, until } from './harness.ts'
+
+// A ledger and a TMPDIR of this file's own: hosts other files boot meanwhile must not reap (or see) these shells.
+const home = mkdtempSync(join(tmpdir(), 'bg-takeback-home-'))
+const tmp = mkdtempSync(join(tmpdir(), 'bg-takeback-tmp-'))
+const saved = { DSH_HOME: process.env.DSH_HOME, TMPDIR: process.env.TMPDIR }
+beforeAll(() => Object.assign(process.env, { DSH_HOME: home, TMPDIR: tmp }))
+afterAll(() => {
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  }
+  rmSync(home, { recursive: true, force: true })
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+async function boot(script: ScriptEntry[]): Promise<Host> {
+  const host = await bootHost({ persistence: join(home, 'sessions'), script })
+  await host.ctx.plugin(CommandRuntime)
+  await host.ctx.plugin(ToolJobs, {})
+  await host.ctx.plugin(BashBg, { keepOnExit: true })
+  return host
+}
+
+const noticeText = (request: GenerateOptions | undefined) => (request?.messages ?? [])
+  .filter((message) => message.role === 'user' && message.source.kind === 'plugin' && message.source.plugin === 'tool-bash-bg')
+  .flatMap((message) => message.content.flatMap((part) => part.type === 'text' ? [part.text] : []))
+  .join('\n')
+
+it('a kept shell is taken back under its id: /tasks, job_output, the one notice, and a stop that leaves nothing', async () => {
+  const session = 'takeback-kept'
+  const mark = marker('kept')
+  const first = await boot([textTurn('started')])
+  const agent1 = first.agent(undefined, session)
+  await runTurn(first.ctx, agent1, 'start a server')
+  const started = await execTool(first.ctx, 'bash_bg', { command: `echo before; sleep 1; echo while-no-host; exec -a ${mark} sleep 120`, run_in_background: true }, { agent: agent1 })
+  const { shell_id: shellId } = started.value as unknown as { shell_id: string }
+  await until(() => new Ledger(ledgerRoot()).read(session, shellId) !== undefined, 'its ledger record')
+  await first.ctx.get('sessions')?.flush(agent1.session)
+  await first.dispose()
+  await until(() => pidsWithMarker(mark, true).length === 1, 'the shell to run on with no host')
+
+  const second = await boot([textTurn('noted')])
+  try {
+    const { agent } = await second.ctx.agents.resume({ resumeSessionId: SessionId(session), agentOptions: { provider: 'mock', model: 'mock' } })
+    // Right after the resume, before any turn.
+    const tasks = await second.ctx.commands?.execute(agent, '/tasks', [], AbortSignal.timeout(30_000))
+    expect(tasks?.result.kind === 'success' ? tasks.result.text : '').toContain(shellId)
+    await runTurn(second.ctx, agent, 'is it still up?')
+    expect(noticeText(second.adapter.requests[0])).toMatch(new RegExp(`^${shellId} ".*" \\(\\d+ characters\\) still running \\(taken back after a host restart; \\d+s, 21 B\\)$`))
+    const snapshot = second.ctx.get('backgroundShells')?.find(shellId, agent)
+    expect(snapshot).toMatchObject({ id: shellId, status: 'running' })
+    const output = await execTool(second.ctx, 'job_output', { job_id: snapshot?.job_id }, { agent })
+    expect(textOf(output)).toContain('before\nwhile-no-host\n')
+    const killed = await second.ctx.get('backgroundShells')?.stop(shellId, { signal: 'SIGTERM', force: true, timeoutMs: 2000 }, agent)
+    expect(killed).toMatchObject({ outcome: 'terminated', survivors: [] })
+    expect(pidsWithMarker(mark)).toEqual([])
+  } finally {
+    await second.dispose()
+  }
+}, 60_000)
