@@ -27,7 +27,7 @@ function exitOf(file: string): { code: number | null, signal: NodeJS.Signals | n
 }
 
 /** The log a keeper writes, as this host sees it grow. */
-export class FileFeed {
+class FileFeed {
   bytes: number
   capped = false
   readonly failure: string | undefined = undefined
@@ -38,7 +38,9 @@ export class FileFeed {
   private readonly timer: NodeJS.Timeout
   private done = false
 
-  constructor(readonly path: string, private readonly streams: string, private readonly maxLogBytes: number, private readonly ended: Promise<void>) {
+  constructor(
+    readonly path: string, private readonly streams: string, private readonly maxLogBytes: number, private readonly ended: Promise<void>,
+  ) {
     let fd: number | undefined
     try {
       fd = openSync(path, 'r')
@@ -86,7 +88,8 @@ export class FileFeed {
 
   async drained(ms: number): Promise<boolean> {
     if (this.done) return true
-    const drained = await Promise.race([this.ended.then(() => true), new Promise<boolean>((resolve) => setTimeout(resolve, ms, false).unref())])
+    const timeout = new Promise<boolean>((resolve) => setTimeout(resolve, ms, false).unref())
+    const drained = await Promise.race([this.ended.then(() => true), timeout])
     this.poll()
     return drained
   }

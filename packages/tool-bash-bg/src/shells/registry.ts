@@ -302,7 +302,10 @@ export class ShellRegistry implements BackgroundShells {
       toolName: this.options.toolName, id, command: record.command, owner: record.session, world: taken.world,
       launch: { argv: ['bash', '-c', record.command], cwd: record.cwd, env: {} }, maxLogBytes: this.options.maxLogBytes,
       outputFile: record.log, cancelRequest: () => this.takePending(id) ?? this.defaultKill(), startedAt: record.startedAt,
-      files: { streams: record.streams, exitFile: record.exitFile, ttlMs: record.ttlMs, ledger: { root: this.options.ledger.root, session: record.session } },
+      files: {
+        streams: record.streams, exitFile: record.exitFile, ttlMs: record.ttlMs,
+        ledger: { root: this.options.ledger.root, session: record.session },
+      },
       keepOnTeardown: this.options.keepOnExit,
       beforeDone: () => {
         const jobId = shell?.record.job_id
