@@ -3,13 +3,19 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, writeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
 
+/** Which of the command's streams a piece of the log came from. */
+export type StreamName = 'stdout' | 'stderr'
+
+/** Told each piece as written, with its stream (the cap's marker comes with the stream whose piece reached the cap). */
+export type LogWatcher = (written: Buffer, stream: StreamName) => void
+
 export class LogWriter {
   bytes = 0
   capped = false
   /** The disk error that stopped capture (the log is then incomplete). */
   failure: string | undefined
   lastOutputAt: number | undefined
-  readonly watchers = new Set<(written: Buffer) => void>()
+  readonly watchers = new Set<LogWatcher>()
   /** Told once, when the log stops taking output (the cap, or a write error). */
   readonly enders = new Set<() => void>()
   private fd: number | undefined
@@ -23,20 +29,20 @@ export class LogWriter {
   }
 
   /** Drained to its end even after the cap. */
-  attach(stream: Readable): void {
-    stream.on('data', (chunk: Buffer) => this.push(chunk))
+  attach(stream: Readable, name: StreamName): void {
+    stream.on('data', (chunk: Buffer) => this.push(chunk, name))
   }
 
-  private push(chunk: Buffer): void {
+  private push(chunk: Buffer, name: StreamName): void {
     if (this.capped || this.fd === undefined) return
     const room = this.maxBytes - this.marker.length - this.bytes
     if (chunk.length <= room) {
-      this.write(chunk)
+      this.write(chunk, name)
       return
     }
-    if (room > 0) this.write(chunk.subarray(0, room))
+    if (room > 0) this.write(chunk.subarray(0, room), name)
     // A cap smaller than the marker keeps only as much of the marker as fits.
-    this.write(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)))
+    this.write(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)), name)
     this.stopCapture()
   }
 
@@ -58,14 +64,14 @@ export class LogWriter {
     return undefined
   }
 
-  private write(buffer: Buffer): void {
+  private write(buffer: Buffer, name: StreamName): void {
     if (this.fd === undefined || buffer.length === 0) return
     try {
       let offset = 0
       while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
       this.bytes += buffer.length
       this.lastOutputAt = Date.now()
-      for (const watcher of this.watchers) watcher(buffer)
+      for (const watcher of this.watchers) watcher(buffer, name)
     } catch (error) {
       this.failure = (error as NodeJS.ErrnoException).code ?? (error as Error).message
       this.stopCapture()

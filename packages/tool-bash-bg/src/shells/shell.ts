@@ -8,8 +8,8 @@ import { noLog } from '../local/host-dir.ts'
 import { closed } from './foreground.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
 import { KILL_POLICY } from './kill-policy.ts'
-import { LogWriter } from './log-writer.ts'
-import type { ShellProcesses, ShellWorld } from './world-types.ts'
+import { LogWriter, type LogWatcher } from './log-writer.ts'
+import type { ShellProcesses, ShellWorld, StartedShell } from './world-types.ts'
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
@@ -24,6 +24,12 @@ export interface ShellInit {
   outputFile: string
   maxLogBytes: number
   cancelRequest: () => KillRequest
+}
+
+/** A foreground run moved to the background: its command, already started and logging from its first byte. */
+export interface Adopted {
+  started: StartedShell
+  writer: LogWriter
 }
 
 /** Why a log stopped taking output. */
@@ -41,17 +47,15 @@ export class BackgroundShell {
   private killSignal: string | undefined
   private cursor = 0
   private readonly decoder = new StringDecoder('utf8')
+  /** Awaited after the shell settled and before its host job's `done`: what must be said before the completion notice. */
+  private readonly finishers = new Set<() => Promise<void>>()
 
-  /** Spawns synchronously (a host job's `run` must return at once); throws when nothing started. */
-  constructor(private readonly init: ShellInit) {
-    try {
-      this.writer = new LogWriter(init.outputFile, init.maxLogBytes, init.toolName)
-    } catch (error) {
-      throw noLog(init.toolName, dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
-    }
+  /** Spawns synchronously (a host job's `run` must return at once), or adopts a moved run; throws when nothing started. */
+  constructor(private readonly init: ShellInit, adopted?: Adopted) {
+    this.writer = adopted?.writer ?? BackgroundShell.newLog(init)
     let started
     try {
-      started = init.world.start(init.launch, init.id)
+      started = adopted?.started ?? init.world.start(init.launch, init.id)
     } catch (error) {
       this.writer.close()
       unlinkSync(init.outputFile)
@@ -59,7 +63,13 @@ export class BackgroundShell {
     }
     this.processes = started.processes
     const streams = [started.stdout, started.stderr]
-    for (const stream of streams) this.writer.attach(stream)
+    if (adopted === undefined) {
+      this.writer.attach(started.stdout, 'stdout')
+      this.writer.attach(started.stderr, 'stderr')
+    } else {
+      // What the moved run's value showed is not new output for the host job's reader.
+      this.cursor = this.writer.bytes
+    }
     // A running shell must not keep the host alive: exit handlers kill it instead.
     started.release()
     this.record = {
@@ -69,6 +79,14 @@ export class BackgroundShell {
       ...init.world.limits === undefined ? {} : { world_limits: init.world.limits },
     }
     this.settled = this.watch(streams)
+  }
+
+  static newLog(init: Pick<ShellInit, 'outputFile' | 'maxLogBytes' | 'toolName'>): LogWriter {
+    try {
+      return new LogWriter(init.outputFile, init.maxLogBytes, init.toolName)
+    } catch (error) {
+      throw noLog(init.toolName, dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
+    }
   }
 
   private async watch(streams: readonly Readable[]): Promise<ShellSnapshot> {
@@ -157,7 +175,7 @@ export class BackgroundShell {
   }
 
   /** Every piece of the log as written (attached in the spawning tick: all), and `onEnd` once it stops taking output. */
-  watchOutput(watcher: (written: Buffer) => void, onEnd: (end: LogEnd) => void = () => {}): () => void {
+  watchOutput(watcher: LogWatcher, onEnd: (end: LogEnd) => void = () => {}): () => void {
     const ender = () => onEnd(this.writer.failure === undefined ? { end: 'capped' } : { end: 'log-failed', problem: `log failed (${this.writer.failure})` })
     this.writer.watchers.add(watcher)
     this.writer.enders.add(ender)
@@ -166,6 +184,11 @@ export class BackgroundShell {
       this.writer.watchers.delete(watcher)
       this.writer.enders.delete(ender)
     }
+  }
+
+  /** `finish` runs once the shell settled, before its host job is done (so before the host's completion notice). */
+  beforeDone(finish: () => Promise<void>): void {
+    this.finishers.add(finish)
   }
 
   /** `length` log bytes from `position`; undefined when the log is gone. */
@@ -229,7 +252,9 @@ export class BackgroundShell {
           this.terminate(this.init.cancelRequest()).catch(() => {})
         } catch {}
       },
-      done: this.settled.then(() => this.outcome()),
+      done: this.settled
+        .then(() => Promise.all([...this.finishers].map((finish) => finish().catch(() => {}))))
+        .then(() => this.outcome()),
       readOutput: () => this.readOutput(readLimit),
       readFrom: (fromByte) => this.readFrom(fromByte, readLimit),
     }

@@ -14,7 +14,9 @@ import type { ShellWorld } from '../shells/world-types.ts'
 import { compileLinePattern, type LinePattern } from './line-pattern.ts'
 import { presentCall, presentResult } from './present.ts'
 import { foregroundValue, render, VALUE_SCHEMA, type BackgroundValue, type BashBgValue } from './render.ts'
+import type { NoticeOwner } from './notices.ts'
 import { waitForLine } from './wait-for.ts'
+import { Watches } from './watches.ts'
 
 declare module '@deepseek-ai/dsh-jobs' {
   interface JobKindMap {
@@ -31,12 +33,34 @@ function cut(command: string): string {
   return flat.length > 40 ? `${flat.slice(0, 39)}…` : flat
 }
 
-type Args = { command: string, timeout?: number, description?: string, run_in_background?: boolean, wait_for?: string }
+type Args = { command: string, timeout?: number, description?: string, run_in_background?: boolean, wait_for?: string, watch?: string, watch_max?: number }
+
+/** Most lines a watch may be asked to report. */
+const MAX_WATCH = 200
+const DEFAULT_WATCH = 20
 
 type Started = { value: BackgroundValue, shell: BackgroundShell }
 
 /** `worlds`: what each call's world is made of (the plugin's local host and the rest). */
 export function createTool(ctx: Context, config: Config, registry: ShellRegistry, worlds: WorldParts): ToolDefinition {
+  const watches = new Watches(ctx)
+
+  /** The watch a call asks for, checked: its pattern and limit; the owner its notices go to. */
+  const validateWatch = (args: Args, owner: NoticeOwner | undefined) => {
+    if (args.watch_max !== undefined && (!Number.isInteger(args.watch_max) || args.watch_max < 1 || args.watch_max > MAX_WATCH)) {
+      throw new HarnessError(`invalid watch_max: expected a whole number from 1 to ${MAX_WATCH}, got ${JSON.stringify(args.watch_max)} — omit it for ${DEFAULT_WATCH}`, 'INVALID_ARGS')
+    }
+    if (args.watch === undefined) {
+      if (args.watch_max !== undefined) throw new HarnessError('invalid watch_max: it bounds a watch — add watch, or omit watch_max', 'INVALID_ARGS')
+      return undefined
+    }
+    if (args.run_in_background !== true) {
+      throw new HarnessError('invalid watch: it watches the lines of a background shell — add run_in_background: true, or omit watch', 'INVALID_ARGS')
+    }
+    if (owner === undefined) throw new HarnessError('invalid watch: its notices go to the calling agent, and this call has none — omit watch and read the log', 'INVALID_ARGS')
+    return { owner, source: args.watch, pattern: compileLinePattern(args.watch, 'watch'), max: args.watch_max ?? DEFAULT_WATCH }
+  }
+
   /** The wait_for pattern, when the call asks to wait. */
   const validate = (args: Args): LinePattern | undefined => {
     if (args.command.trim().length === 0) {
@@ -123,6 +147,8 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       description: { type: 'string', description: 'What the command does, in 5-10 words.' },
       run_in_background: { type: 'boolean', description: 'Run in the background; no timeout applies.' },
       wait_for: { type: 'string', description: 'With run_in_background: a regex; return once an output line matches (or the shell ends, or timeout).' },
+      watch: { type: 'string', description: 'With run_in_background: a regex; matching output lines are sent to you as notices while you work.' },
+      watch_max: { type: 'integer', description: `Matched lines after which the watch ends (default ${DEFAULT_WATCH}, max ${MAX_WATCH}).` },
     },
     output: {
       schema: VALUE_SCHEMA,
@@ -132,6 +158,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     },
     async execute(args, exec): Promise<BashBgValue> {
       const pattern = validate(args)
+      const watch = validateWatch(args, exec.agent)
       // Chosen once, first: a call with no world to run in refuses before anything is looked at or started.
       const world = worldFor(ctx, worlds)
       const launch = await planLaunch(ctx, config.toolName, world, args.command, exec)
@@ -140,6 +167,8 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       if (exec.signal.aborted) throw aborted()
       if (args.run_in_background === true) {
         const started = startBackground(args, launch, world, exec)
+        // In the tick the shell started: the watch sees its first byte.
+        if (watch !== undefined) watches.arm(started.shell, watch.owner, watch)
         return pattern === undefined ? started.value : waitFor(started, args, pattern, exec.signal)
       }
       const timeoutMs = args.timeout ?? config.timeoutMs
