@@ -19,6 +19,8 @@ export const Config = z.object({
   timeoutMs: positiveInt(120_000).description('Default foreground timeout (ms).'),
   waitTimeoutMs: positiveInt(30_000).description('Default wait_for wait (ms).'),
   maxTimeoutMs: positiveInt(600_000).description('Largest foreground timeout or wait_for wait a call may ask for (ms).'),
+  onTimeout: z.union(['background', 'kill'] as const).default('background')
+    .description("A foreground command at its timeout: 'background' keeps it running as a background shell where a jobs controller serves the call; 'kill' stops it."),
   maxOutputBytes: positiveInt(64_000).description('Foreground output kept per stream (bytes).'),
   maxLogBytes: positiveInt(64 * 1024 * 1024).description('Background log cap (bytes).'),
   keepFinishedMs: positiveInt(3_600_000).description('How long a finished background shell stays listed, with its log (ms).'),

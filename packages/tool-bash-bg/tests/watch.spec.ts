@@ -31,7 +31,7 @@ function inbox(agent: Agent): { text: string, plugin: string }[] {
 const notices = (agent: Agent) => inbox(agent).filter((message) => message.plugin === 'bash-bg').map((message) => message.text)
 
 const compositions = {
-  bare: {},
+  bare: { before: undefined },
   sandboxed: {
     before: async (h: { ctx: BgHost['ctx'] }) => {
       await h.ctx.plugin(SandboxPolicyService, { mode: 'workspace-write' })

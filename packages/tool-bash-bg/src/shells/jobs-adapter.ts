@@ -39,6 +39,8 @@ export interface HostJobs {
   readonly line: 'rc.8' | '0.1.7'
   /** The job id; throws the host's refusal (`no job controller serves this agent`, a limit). */
   start(job: ShellJobStart): string
+  /** Whether a job controller serves `owner` (a start would not be refused for want of one); true when the host cannot say. */
+  serves(owner: Caller): boolean
   /** Ask the host to cancel the job (its `cancel` runs inside); throws for an unknown or foreign job. */
   kill(jobId: string, caller: Caller | undefined, reason: string): 'requested' | 'already-finished'
 }
@@ -47,6 +49,8 @@ type Answer = 'requested' | 'already-finished'
 
 /** rc.8 (`@deepseek-ai/dsh-jobs` 0.1.0-rc.8, lib/types/types.d.ts: JobStart, JobHooks). */
 interface Rc8Jobs {
+  /** Not in the declared contract (the registry's own check before a start): looked for, not relied on. */
+  servesOwner?(owner: Caller): boolean
   start(spec: { kind: 'bash_bg', label: string, owner?: Caller, run(): { cancel(reason?: string): void, done: Promise<ShellJobOutcome>, readOutput?(): string } }): string
   kill(id: string, caller?: Caller, reason?: string): Answer
 }
@@ -79,6 +83,7 @@ function rc8(jobs: Rc8Jobs): HostJobs {
         return { cancel, done, readOutput }
       },
     }),
+    serves: (owner) => typeof jobs.servesOwner === 'function' ? jobs.servesOwner(owner) : true,
     kill: (jobId, caller, reason) => jobs.kill(jobId, caller, reason),
   }
 }
@@ -98,6 +103,8 @@ function next(jobs: NextJobs): HostJobs {
         },
       })
     },
+    // Nothing on this line says it before a start: a refused move is said at the timeout.
+    serves: () => true,
     kill: (jobId, caller, reason) => jobs.kill(jobId, caller?.id, reason),
   }
 }

@@ -10,11 +10,19 @@ import type { HostJobs } from './jobs-adapter.ts'
 import { ForegroundRuns } from './foreground-runs.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { liveness } from './liveness.ts'
-import { BackgroundShell } from './shell.ts'
-import type { ShellWorld } from './world-types.ts'
+import { BackgroundShell, type Adopted } from './shell.ts'
+import type { Mover, ShellWorld } from './world-types.ts'
 
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200
+/** What a background shell is started from. */
+interface ShellStart {
+  command: string
+  caller: Caller | undefined
+  launch: Launch
+  world: ShellWorld
+}
+
 export interface RegistryOptions {
   /** The name the shells' markers and errors give. */
   toolName: string
@@ -121,36 +129,82 @@ export class ShellRegistry implements BackgroundShells {
     }
   }
 
-  /** Start one background shell, as a host job when they serve the caller (stops then come by its cancel); throws if none started. */
-  start(start: { command: string, caller: Caller | undefined, launch: Launch, world: ShellWorld }): BackgroundShell {
+  /** A new shell's id and settings, its log directory checked first. */
+  private prepare(start: ShellStart) {
     this.prune()
     // Re-created (0700, ours) when something removed it: an agent cleaning /tmp, a tmp cleaner.
     const problem = this.options.host.logDirProblem()
     if (problem !== undefined) throw problem
     const id = this.newId()
-    const init = {
+    return {
       toolName: this.options.toolName, id, command: start.command, owner: start.caller?.id ?? '', launch: start.launch, world: start.world,
       maxLogBytes: this.options.maxLogBytes, outputFile: join(this.logDir, `${id}.log`),
       cancelRequest: () => this.takePending(id) ?? this.defaultKill(),
     }
+  }
+
+  /** Start one background shell, as a host job when they serve the caller (stops then come by its cancel); throws if none started. */
+  start(start: ShellStart): BackgroundShell {
+    return this.register(this.prepare(start), start.caller)
+  }
+
+  /** Whether the host jobs serve `caller` (false when unknown to be so): a foreground run may then move to the background. */
+  jobsServe(caller: Caller): boolean {
+    return this.options.jobs()?.serves(caller) ?? false
+  }
+
+  /**
+   * A foreground run's way to the background: its shell id and log from the start; at the timeout, unless `refuse` says
+   * why not, a shell that is also a host job adopts the running command.
+   */
+  mover(start: ShellStart & { caller: Caller }, refuse: () => string | undefined): Mover {
+    const init = this.prepare(start)
+    const writer = BackgroundShell.newLog(init)
+    return {
+      shellId: init.id,
+      attach: (started) => {
+        writer.attach(started.stdout, 'stdout')
+        writer.attach(started.stderr, 'stderr')
+      },
+      move: (started) => {
+        const refused = refuse()
+        if (refused !== undefined) return refused
+        try {
+          this.register(init, start.caller, { started, writer })
+          return undefined
+        } catch (error) {
+          return error instanceof Error ? error.message : String(error)
+        }
+      },
+      discard: () => {
+        writer.close()
+        rmSync(init.outputFile, { force: true })
+      },
+    }
+  }
+
+  /** `adopted`: a moved foreground run, only ever as a host job (its end must be told). */
+  private register(init: ReturnType<ShellRegistry['prepare']>, caller: Caller | undefined, adopted?: Adopted): BackgroundShell {
     let shell: BackgroundShell | undefined
     const jobs = this.options.jobs()
-    if (jobs !== undefined && start.caller !== undefined) {
+    if (adopted !== undefined && (jobs === undefined || caller === undefined)) throw new HarnessError('no job controller serves this call', 'NO_JOBS')
+    if (jobs !== undefined && caller !== undefined) {
       try {
         const jobId = jobs.start({
-          label: start.command, owner: start.caller,
+          label: init.command, owner: caller,
           run: () => {
-            shell = new BackgroundShell(init)
+            shell = new BackgroundShell(init, adopted)
             return shell.hooks(this.options.readLimit)
           },
         })
         if (shell !== undefined) shell.record.job_id = jobId
       } catch (error) {
         // No controller serves this agent: the shell runs on the registry alone. Anything else is the host's refusal.
-        if (shell !== undefined || !/no job controller/.test(String(error))) throw error
+        if (adopted !== undefined || shell !== undefined || !/no job controller/.test(String(error))) throw error
       }
     }
     shell ??= new BackgroundShell(init)
+    const id = init.id
     this.shells.set(id, shell)
     this.saveRunning()
     void shell.settled.then(() => this.saveRunning())

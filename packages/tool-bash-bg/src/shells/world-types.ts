@@ -34,11 +34,26 @@ export interface StartedShell {
   release(): void
 }
 
+/**
+ * A foreground run that may move to the background at its timeout (the local world's runs): marked with the shell id
+ * it would have, and logged from its first byte, so a moved shell's log holds the whole output.
+ */
+export interface Mover {
+  readonly shellId: string
+  /** Takes both streams from the first byte. */
+  attach(started: StartedShell): void
+  /** At the timeout: a background shell adopts the running command (undefined), or why it is stopped instead. */
+  move(started: StartedShell): string | undefined
+  /** The run ended without moving: its log goes. */
+  discard(): void
+}
+
 export interface RunOptions {
   timeoutMs: number
   /** Output kept per stream: its last bytes. */
   maxOutputBytes: number
   signal: AbortSignal
+  move?: Mover
 }
 
 /** A stream's kept tail, and how many bytes were cut from its start; `binary`: no text kept, `cut` is its whole size. */
@@ -65,6 +80,10 @@ export interface RunResult {
   /** What this world cannot promise (another world only). */
   world_limits?: string
   aborted: boolean
+  /** At its timeout the command moved to the background (the tails are the output so far). */
+  moved?: true
+  /** Why a run that could have moved was stopped at its timeout instead. */
+  not_moved?: string
 }
 
 export interface ShellWorld {

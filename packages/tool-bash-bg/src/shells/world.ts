@@ -62,7 +62,8 @@ export function localWorld(local: LocalHost, runs: ForegroundRuns): ShellWorld {
     baseEnv: () => scrubbedParentEnv(),
     start: (launch, shellId) => local.start(launch, shellId),
     run: (launch, options) => runs.run(options.signal, (signal, started) => {
-      const child = local.start(launch, `fg-${randomBytes(4).toString('hex')}`)
+      // A run that may move is marked as the shell it would become.
+      const child = local.start(launch, options.move?.shellId ?? `fg-${randomBytes(4).toString('hex')}`)
       started(child.processes)
       return runForeground(child, { ...options, signal })
     }),

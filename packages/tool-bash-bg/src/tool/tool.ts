@@ -3,9 +3,9 @@ import type { Context } from '@deepseek-ai/cordis'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-jobs'
-import { aborted, blanksAsAbsent } from '@gencode-ai/dsh-tool-common'
+import { aborted, blanksAsAbsent, toolNamed } from '@gencode-ai/dsh-tool-common'
 import type { Config } from '../config.ts'
-import type { Launch } from '../contract.ts'
+import type { Launch, ShellSnapshot } from '../contract.ts'
 import { planLaunch } from '../shells/launch.ts'
 import type { ShellRegistry } from '../shells/registry.ts'
 import type { BackgroundShell } from '../shells/shell.ts'
@@ -34,6 +34,9 @@ function cut(command: string): string {
 }
 
 type Args = { command: string, timeout?: number, description?: string, run_in_background?: boolean, wait_for?: string, watch?: string, watch_max?: number }
+
+/** A command that only sleeps: moving it to the background would only keep a timer. */
+const BARE_SLEEP = /^\s*sleep\s+[\d.]+[smhd]?\s*;?\s*$/
 
 /** Most lines a watch may be asked to report. */
 const MAX_WATCH = 200
@@ -102,19 +105,51 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${hint}`, 'TOO_MANY_SHELLS')
     }
     const shell = registry.start({ command: args.command, caller: exec.agent, launch, world })
-    const { record } = shell
-    const stopWith = registry.stopTool(record)
     const value: BackgroundValue = {
+      ...shellValue(shell.record, exec),
+      ...args.timeout !== undefined && args.wait_for === undefined ? { timeout_ignored: true } : {},
+      ...world.limits === undefined ? {} : { world: 'subprocess' as const, world_limits: world.limits },
+    }
+    return { value, shell }
+  }
+
+  /** A background shell as the value names it: where it is, how to read its new output and how to stop it. */
+  const shellValue = (record: ShellSnapshot, exec: ToolExecution): BackgroundValue => {
+    const stopWith = registry.stopTool(record)
+    const readTool = toolNamed(ctx, exec, 'read', 'read_file')
+    const readWith = record.job_id !== undefined && ctx.tools.get('job_output', exec.agent) !== undefined
+      ? 'job_output'
+      : ctx.tools.get(readTool, exec.agent) === undefined ? undefined : readTool
+    return {
       kind: 'background',
       shell_id: record.id,
       pid: record.pid,
       output_file: record.output_file,
       ...record.job_id !== undefined ? { job_id: record.job_id } : {},
-      ...args.timeout !== undefined && args.wait_for === undefined ? { timeout_ignored: true } : {},
       ...stopWith === undefined ? {} : { stop_with: stopWith },
-      ...world.limits === undefined ? {} : { world: 'subprocess' as const, world_limits: world.limits },
+      ...readWith === undefined ? {} : { read_with: readWith },
     }
-    return { value, shell }
+  }
+
+  /** Why a foreground run reaching its timeout is stopped rather than moved (undefined: it moves). */
+  const refuseMove = (args: Args, owner: string): string | undefined => {
+    if (BARE_SLEEP.test(args.command)) return 'a bare sleep only waits; it is stopped'
+    const running = registry.running(owner).length
+    if (running >= config.maxEntries) return `this session already runs ${running} background shells (maxEntries ${config.maxEntries})`
+    return undefined
+  }
+
+  /** A foreground run in the local world, with a jobs controller serving the call, may move to the background at its timeout. */
+  const runInForeground = async (args: Args, launch: Launch, world: ShellWorld, exec: ToolExecution): Promise<BashBgValue> => {
+    const timeoutMs = args.timeout ?? config.timeoutMs
+    const caller = exec.agent
+    const movable = config.onTimeout === 'background' && caller !== undefined && world.limits === undefined && registry.jobsServe(caller)
+    const move = movable ? registry.mover({ command: args.command, caller, launch, world }, () => refuseMove(args, caller.id)) : undefined
+    const run = await world.run(launch, { timeoutMs, maxOutputBytes: config.maxOutputBytes, signal: exec.signal, ...move === undefined ? {} : { move } })
+    if (run.aborted) throw aborted()
+    const moved = run.moved === true && move !== undefined ? registry.find(move.shellId, caller) : undefined
+    if (moved === undefined) return foregroundValue(run)
+    return { ...shellValue(moved, exec), moved_after_ms: timeoutMs, stdout: run.stdout, stderr: run.stderr }
   }
 
   /** Wait for a matching line, the shell's end, or the timeout (the shell keeps running). */
@@ -171,10 +206,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
         if (watch !== undefined) watches.arm(started.shell, watch.owner, watch)
         return pattern === undefined ? started.value : waitFor(started, args, pattern, exec.signal)
       }
-      const timeoutMs = args.timeout ?? config.timeoutMs
-      const run = await world.run(launch, { timeoutMs, maxOutputBytes: config.maxOutputBytes, signal: exec.signal })
-      if (run.aborted) throw aborted()
-      return foregroundValue(run)
+      return runInForeground(args, launch, world, exec)
     },
     presentCall,
     presentResult,
