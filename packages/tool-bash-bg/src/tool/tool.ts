@@ -33,7 +33,8 @@ function cut(command: string): string {
   return flat.length > 40 ? `${flat.slice(0, 39)}…` : flat
 }
 
-type Args = { command: string, timeout?: number, description?: string, run_in_background?: boolean, wait_for?: string, watch?: string, watch_max?: number }
+type Args = { command: string, timeout?: number, description?: string, run_in_background?: boolean, wait_for?: string }
+  & { watch?: string, watch_max?: number }
 
 /** A command that only sleeps: moving it to the background would only keep a timer. */
 const BARE_SLEEP = /^\s*sleep\s+[\d.]+[smhd]?\s*;?\s*$/
@@ -145,7 +146,8 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     const caller = exec.agent
     const movable = config.onTimeout === 'background' && caller !== undefined && world.limits === undefined && registry.jobsServe(caller)
     const move = movable ? registry.mover({ command: args.command, caller, launch, world }, () => refuseMove(args, caller.id)) : undefined
-    const run = await world.run(launch, { timeoutMs, maxOutputBytes: config.maxOutputBytes, signal: exec.signal, ...move === undefined ? {} : { move } })
+    const options = { timeoutMs, maxOutputBytes: config.maxOutputBytes, signal: exec.signal }
+    const run = await world.run(launch, move === undefined ? options : { ...options, move })
     if (run.aborted) throw aborted()
     const moved = run.moved === true && move !== undefined ? registry.find(move.shellId, caller) : undefined
     if (moved === undefined) return foregroundValue(run)

@@ -68,7 +68,7 @@ export class Watch {
     this.matcher = new LineMatcher<WatchedLine>(options.pattern, true, {
       match: (_text, line) => this.onMatch(line),
       untested: (_text, line) => { this.untested = extend(this.untested, line); this.schedule() },
-      fail: (error) => this.end({ why: 'failed', problem: error.message }),
+      fail: (error) => { void this.end({ why: 'failed', problem: error.message }) },
     })
     this.unwatch = options.shell.watchOutput((written, stream) => {
       if (stream === 'stdout') this.stdoutBytes += written.length
@@ -100,7 +100,7 @@ export class Watch {
     } else {
       this.more = extend(this.more, line)
     }
-    if (this.matched >= this.options.max) this.end({ why: 'max', max: this.options.max })
+    if (this.matched >= this.options.max) void this.end({ why: 'max', max: this.options.max })
     else this.schedule()
   }
 

@@ -10,6 +10,9 @@ import { noticeSummary, renderNotice } from './watch-notice.ts'
 const RATE_MS = 1000
 const QUIET_MS = 60_000
 
+/** The pattern as the call gave it, compiled, and watch_max. */
+type ArmedWatch = { source: string, pattern: LinePattern, max: number }
+
 export class Watches {
   private readonly live = new Map<string, Watch>()
   private readonly notices: Notices
@@ -23,7 +26,7 @@ export class Watches {
   }
 
   /** Armed in the tick the shell started in, so it sees every line from the first. */
-  arm(shell: BackgroundShell, owner: NoticeOwner, watch: { source: string, pattern: LinePattern, max: number }, timing = { rateMs: RATE_MS, quietMs: QUIET_MS }): void {
+  arm(shell: BackgroundShell, owner: NoticeOwner, watch: ArmedWatch, timing = { rateMs: RATE_MS, quietMs: QUIET_MS }): void {
     const id = shell.record.id
     const armed = new Watch({
       shell, ...watch, ...timing,
