@@ -3,9 +3,9 @@ import z from '@deepseek-ai/schemastery'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 
 export const DEFAULT_GUIDANCE = 'Start servers, watchers and long jobs with run_in_background: true; '
-  + 'to wait until a server is ready, add wait_for with a regex for its ready line instead of sleeping or polling. '
-  + 'The result gives a shell_id and an output_file: read the file for output; '
-  + 'stop the shell with kill_shell. Shells still running when the host exits are killed.'
+  + 'to wait until a server is ready, add wait_for with a regex for its ready line instead of sleeping or polling; '
+  + 'to hear of errors while you work, add watch (e.g. "ERROR|panic") instead of polling the log. '
+  + 'Read new output with job_output; stop a shell with kill_shell. Shells still running when the host exits are killed.'
 
 const positiveInt = (value: number) => z.natural().min(1).default(value)
 

@@ -252,9 +252,10 @@ export class BackgroundShell {
           this.terminate(this.init.cancelRequest()).catch(() => {})
         } catch {}
       },
-      done: this.settled
-        .then(() => Promise.all([...this.finishers].map((finish) => finish().catch(() => {}))))
-        .then(() => this.outcome()),
+      // With nothing to say first, done settles in the shell's own turn (a reader right after the end sees it done).
+      done: this.settled.then(() => this.finishers.size === 0
+        ? this.outcome()
+        : Promise.all([...this.finishers].map((finish) => finish().catch(() => {}))).then(() => this.outcome())),
       readOutput: () => this.readOutput(readLimit),
       readFrom: (fromByte) => this.readFrom(fromByte, readLimit),
     }

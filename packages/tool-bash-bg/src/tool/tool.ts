@@ -177,15 +177,15 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
   return blanksAsAbsent(defineTool({
     name: config.toolName,
     description: 'Run a bash command. Foreground: returns stdout, stderr and the exit code. '
-      + 'With run_in_background: true it returns at once with a shell_id and an output_file that collects stdout and stderr.',
+      + 'With run_in_background: true it returns at once with a shell_id and an output_file.',
     parameters: {
       command: { type: 'string', required: true, description: 'The bash command.' },
       timeout: { type: 'number', description: `ms: foreground timeout (default ${config.timeoutMs}, max ${config.maxTimeoutMs}), or the wait_for wait (default ${config.waitTimeoutMs}).` },
       description: { type: 'string', description: 'What the command does, in 5-10 words.' },
       run_in_background: { type: 'boolean', description: 'Run in the background; no timeout applies.' },
       wait_for: { type: 'string', description: 'With run_in_background: a regex; return once an output line matches (or the shell ends, or timeout).' },
-      watch: { type: 'string', description: 'With run_in_background: a regex; matching output lines are sent to you as notices while you work.' },
-      watch_max: { type: 'integer', description: `Matched lines after which the watch ends (default ${DEFAULT_WATCH}, max ${MAX_WATCH}).` },
+      watch: { type: 'string', description: 'With run_in_background: a regex; matching output lines reach you as notices.' },
+      watch_max: { type: 'integer', description: `Matches until the watch ends (default ${DEFAULT_WATCH}, max ${MAX_WATCH}).` },
     },
     output: {
       schema: VALUE_SCHEMA,
