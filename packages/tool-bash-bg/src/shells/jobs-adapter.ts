@@ -24,8 +24,8 @@ export interface ShellJobHooks {
   done: Promise<ShellJobOutcome>
   /** New output since the last call, bounded (rc.8's consuming cursor). */
   readOutput: () => string
-  /** Output from `fromByte`, not consuming (0.1.7's pull source). */
-  readFrom: (fromByte: number) => OutputRead
+  /** One stream's output from `fromByte` (its own offset), not consuming (0.1.7's pull sources). */
+  readFrom: (fromByte: number, stream: 'stdout' | 'stderr') => OutputRead
 }
 
 interface ShellJobStart {
@@ -61,7 +61,7 @@ interface NextJobs {
     kind: 'bash_bg'
     label: string
     owner?: string
-    output?: readonly { read(fromByte: number): OutputRead }[]
+    output?: readonly { channel: 'stdout' | 'stderr', read(fromByte: number): OutputRead }[]
     run(job: unknown): { cancel(reason?: string): void, done: Promise<ShellJobOutcome> }
   }): string
   kill(id: string, caller?: string, reason?: string): Answer
@@ -93,10 +93,13 @@ function next(jobs: NextJobs): HostJobs {
     line: '0.1.7',
     start(job) {
       // The host pumps its sources as soon as the job is registered, which is after `run` returned.
+      // One source per stream, so the host tags stderr itself.
       let hooks: ShellJobHooks | undefined
-      const source = { read: (fromByte: number) => hooks?.readFrom(fromByte) ?? { text: '', nextOffset: fromByte, lossy: false } }
+      const source = (channel: 'stdout' | 'stderr') => ({
+        channel, read: (fromByte: number) => hooks?.readFrom(fromByte, channel) ?? { text: '', nextOffset: fromByte, lossy: false },
+      })
       return jobs.start({
-        kind: 'bash_bg', label: job.label, owner: job.owner.id, output: [source],
+        kind: 'bash_bg', label: job.label, owner: job.owner.id, output: [source('stdout'), source('stderr')],
         run: () => {
           hooks = job.run()
           return { cancel: hooks.cancel, done: hooks.done }

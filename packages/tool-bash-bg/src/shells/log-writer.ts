@@ -20,9 +20,13 @@ export class LogWriter {
   readonly enders = new Set<() => void>()
   private fd: number | undefined
   private readonly marker: Buffer
+  /** With `streams`: per stream, runs of [log offset, stream offset, length], in order (adjacent writes joined). */
+  private readonly runs: Record<StreamName, number[]> | undefined
+  private readonly streamBytes = { stdout: 0, stderr: 0 }
 
-  /** `toolName`: the name the cap's marker gives. */
-  constructor(readonly path: string, private readonly maxBytes: number, toolName: string) {
+  /** `toolName`: the name the cap's marker gives; `streams`: keep where each stream's bytes lie. */
+  constructor(readonly path: string, private readonly maxBytes: number, toolName: string, streams = false) {
+    this.runs = streams ? { stdout: [], stderr: [] } : undefined
     // O_EXCL: a log is always a new file of ours, never someone else's file at a guessed path.
     this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600)
     this.marker = Buffer.from(`\n[${toolName}: log capped at ${maxBytes} bytes; later output was discarded]\n`)
@@ -69,6 +73,7 @@ export class LogWriter {
     try {
       let offset = 0
       while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
+      this.noteRun(name, buffer.length)
       this.bytes += buffer.length
       this.lastOutputAt = Date.now()
       for (const watcher of this.watchers) watcher(buffer, name)
@@ -76,6 +81,33 @@ export class LogWriter {
       this.failure = (error as NodeJS.ErrnoException).code ?? (error as Error).message
       this.stopCapture()
     }
+  }
+
+  private noteRun(name: StreamName, length: number): void {
+    const runs = this.runs?.[name]
+    if (runs !== undefined) {
+      const last = runs.length - 3
+      if (last >= 0 && (runs[last] ?? 0) + (runs[last + 2] ?? 0) === this.bytes) runs[last + 2] = (runs[last + 2] ?? 0) + length
+      else runs.push(this.bytes, this.streamBytes[name], length)
+    }
+    this.streamBytes[name] += length
+  }
+
+  /** Where `stream`'s bytes from `from` (its own offset), at most `limit`, lie in the log; none unless kept. */
+  pieces(stream: StreamName, from: number, limit: number): { at: number, length: number }[] {
+    const runs = this.runs?.[stream] ?? []
+    const out: { at: number, length: number }[] = []
+    let position = from
+    let want = limit
+    for (let i = 0; i + 2 < runs.length && want > 0; i += 3) {
+      const [at = 0, start = 0, length = 0] = runs.slice(i, i + 3)
+      if (start + length <= position) continue
+      const take = Math.min(length - (position - start), want)
+      out.push({ at: at + position - start, length: take })
+      position += take
+      want -= take
+    }
+    return out
   }
 
   close(): void {

@@ -140,6 +140,8 @@ export class ShellRegistry implements BackgroundShells {
       toolName: this.options.toolName, id, command: start.command, owner: start.caller?.id ?? '', launch: start.launch, world: start.world,
       maxLogBytes: this.options.maxLogBytes, outputFile: join(this.logDir, `${id}.log`),
       cancelRequest: () => this.takePending(id) ?? this.defaultKill(),
+      // Host 0.1.7 reads each stream as its own source.
+      streams: this.options.jobs()?.line === '0.1.7',
     }
   }
 

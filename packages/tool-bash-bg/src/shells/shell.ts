@@ -8,7 +8,7 @@ import { noLog } from '../local/host-dir.ts'
 import { closed } from './foreground.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
 import { KILL_POLICY } from './kill-policy.ts'
-import { LogWriter, type LogWatcher } from './log-writer.ts'
+import { LogWriter, type LogWatcher, type StreamName } from './log-writer.ts'
 import type { ShellProcesses, ShellWorld, StartedShell } from './world-types.ts'
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
@@ -24,6 +24,8 @@ export interface ShellInit {
   outputFile: string
   maxLogBytes: number
   cancelRequest: () => KillRequest
+  /** Keep where each stream's bytes lie in the log (a host that reads each stream as its own source). */
+  streams?: boolean
 }
 
 /** A foreground run moved to the background: its command, already started and logging from its first byte. */
@@ -81,9 +83,9 @@ export class BackgroundShell {
     this.settled = this.watch(streams)
   }
 
-  static newLog(init: Pick<ShellInit, 'outputFile' | 'maxLogBytes' | 'toolName'>): LogWriter {
+  static newLog(init: Pick<ShellInit, 'outputFile' | 'maxLogBytes' | 'toolName' | 'streams'>): LogWriter {
     try {
-      return new LogWriter(init.outputFile, init.maxLogBytes, init.toolName)
+      return new LogWriter(init.outputFile, init.maxLogBytes, init.toolName, init.streams)
     } catch (error) {
       throw noLog(init.toolName, dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
     }
@@ -224,13 +226,19 @@ export class BackgroundShell {
     return `[${skipped + start} earlier bytes skipped; the whole log is ${this.record.output_file}]\n${this.decoder.write(buffer.subarray(start))}`
   }
 
-  /** Log bytes from `fromByte`, at most `limit`, ending on a character boundary (a host's pull source). */
-  readFrom(fromByte: number, limit: number): OutputRead {
-    const end = Math.min(this.writer.bytes, fromByte + limit)
+  /**
+   * Bytes from `fromByte`, at most `limit`, ending on a character boundary (a host's pull source): of the log, or, with
+   * `stream`, of that stream alone (offsets counted in its own bytes).
+   */
+  readFrom(fromByte: number, limit: number, stream?: StreamName): OutputRead {
     const spill = this.writer.capped ? {} : { spillPath: this.record.output_file }
-    if (end <= fromByte) return { text: '', nextOffset: fromByte, lossy: false, ...spill }
-    const buffer = this.readLog(fromByte, end - fromByte)
-    if (buffer === undefined) return { text: '', nextOffset: fromByte, lossy: false }
+    const pieces = stream === undefined
+      ? [{ at: fromByte, length: Math.max(0, Math.min(this.writer.bytes, fromByte + limit) - fromByte) }].filter((piece) => piece.length > 0)
+      : this.writer.pieces(stream, fromByte, limit)
+    if (pieces.length === 0) return { text: '', nextOffset: fromByte, lossy: false, ...spill }
+    const buffers = pieces.map((piece) => this.readLog(piece.at, piece.length))
+    if (buffers.some((buffer) => buffer === undefined)) return { text: '', nextOffset: fromByte, lossy: false }
+    const buffer = Buffer.concat(buffers as Buffer[])
     // Hold back a UTF-8 sequence cut at the end: the next read starts at its first byte.
     let cut = buffer.length
     for (let back = 1; back <= 3 && back <= buffer.length; back++) {
@@ -257,7 +265,7 @@ export class BackgroundShell {
         ? this.outcome()
         : Promise.all([...this.finishers].map((finish) => finish().catch(() => {}))).then(() => this.outcome())),
       readOutput: () => this.readOutput(readLimit),
-      readFrom: (fromByte) => this.readFrom(fromByte, readLimit),
+      readFrom: (fromByte, stream) => this.readFrom(fromByte, readLimit, stream),
     }
   }
 }
