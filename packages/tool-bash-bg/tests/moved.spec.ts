@@ -78,6 +78,23 @@ describe('timeout → background', () => {
     expect(readdirSync(host.shells.logDir)).toHaveLength(logs)
   })
 
+  it('an aborted call stops a run that could have moved: no shell, no log, nothing left', async () => {
+    const agent = host.agent()
+    const mark = marker('abortmove')
+    const logs = readdirSync(host.shells.logDir).length
+    const before = host.shells.list(agent).length
+    const controller = new AbortController()
+    const call = execTool(host.ctx, 'bash_bg', { command: `exec -a ${mark} sleep 60`, timeout: 30_000 }, { agent, signal: controller.signal })
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the process')
+    controller.abort()
+    const result = await call
+    expect(result.isError).toBe(true)
+    expect(textOf(result)).toContain('tool call aborted')
+    await until(() => pidsWithMarker(mark).length === 0, 'the process gone')
+    expect(host.shells.list(agent)).toHaveLength(before)
+    expect(readdirSync(host.shells.logDir)).toHaveLength(logs)
+  })
+
   it('names job_output in the start text; three job_output reads of a growing log are disjoint pieces that make the log', async () => {
     const agent = host.agent()
     const started = await execTool(host.ctx, 'bash_bg', { command: 'for i in $(seq 1 30); do echo "line $i"; sleep 0.05; done', run_in_background: true }, { agent })
