@@ -6,6 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import CommandRuntime from '@deepseek-ai/dsh-commands'
 import * as ToolJobsPlugin from '@deepseek-ai/dsh-tool-jobs'
 import { JobId } from '@deepseek-ai/dsh-jobs'
 import type { Agent } from '@deepseek-ai/dsh-agent'
@@ -15,7 +16,12 @@ import { bootBashBg, marker, membersOf, pidsWithMarker, until, type BgHost } fro
 
 interface Bg { kind: string, shell_id: string, pid: number, output_file: string, job_id?: string }
 
-const withJobs = (config: Partial<Config> = {}) => bootBashBg(config, { before: async (h) => { await h.ctx.plugin(ToolJobsPlugin, {}) } })
+const withJobs = (config: Partial<Config> = {}) => bootBashBg(config, {
+  before: async (h) => {
+    await h.ctx.plugin(ToolJobsPlugin, {})
+    await h.ctx.plugin(CommandRuntime)
+  },
+})
 
 /** The host's completion notices that reached the agent's inbox. */
 function completions(agent: Agent): string[] {
@@ -100,6 +106,8 @@ describe('timeout → background', () => {
     const started = await execTool(host.ctx, 'bash_bg', { command: 'for i in $(seq 1 30); do echo "line $i"; sleep 0.05; done', run_in_background: true }, { agent })
     const value = started.value as unknown as Bg
     expect(textOf(started)).toContain(`Read new output with job_output ${value.job_id}; stop the shell with job_kill.`)
+    const tasks = await host.ctx.commands.execute(agent, '/tasks', [], AbortSignal.timeout(10_000))
+    expect(tasks?.result).toMatchObject({ kind: 'success', text: expect.stringContaining(`\n\nRead new output with job_output <job id>: ${value.shell_id} is ${value.job_id}.\n`) as string })
     const pieces: string[] = []
     const read = async () => {
       const text = textOf(await execTool(host.ctx, 'job_output', { job_id: value.job_id }, { agent }))

@@ -37,7 +37,7 @@ type Args = { command: string, timeout?: number, description?: string, run_in_ba
   & { watch?: string, watch_max?: number }
 
 /** A command that only sleeps: moving it to the background would only keep a timer. */
-const BARE_SLEEP = /^\s*sleep\s+[\d.]+[smhd]?\s*;?\s*$/
+const BARE_SLEEP = /^\s*sleep\s+(?:[\d.]+[smhd]?|infinity)\s*;?\s*$/
 
 /** Most lines a watch may be asked to report. */
 const MAX_WATCH = 200
