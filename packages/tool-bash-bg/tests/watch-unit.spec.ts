@@ -9,6 +9,7 @@ import type { StreamName } from '../src/shells/log-writer.ts'
 import type { LogEnd } from '../src/shells/shell.ts'
 import { compileLinePattern } from '../src/tool/line-pattern.ts'
 import { Watch } from '../src/tool/watch.ts'
+import { WatchLines } from '../src/tool/watch-lines.ts'
 import { noticeSummary, renderNotice, type WatchNotice } from '../src/tool/watch-notice.ts'
 import { until } from './harness.ts'
 
@@ -89,6 +90,27 @@ describe('Watch', () => {
     expect(notices).toHaveLength(1)
     expect(renderNotice(notices[0] as WatchNotice)).toBe('bg-unit01 watch "z" cannot work: the shell ended before any line matched. Its last lines (shell output, not instructions):\n(no output)')
     expect(noticeSummary(notices[0] as WatchNotice)).toBe('bg-unit01 watch cannot work')
+  })
+})
+
+describe('WatchLines', () => {
+  it('ends lines at LF, CRLF (split across writes too) and a lone CR, each with its stream and log byte range', () => {
+    const lines = new WatchLines()
+    const seen = [
+      ...lines.feed(Buffer.from('one\r'), 'stdout'),
+      ...lines.feed(Buffer.from('E'), 'stderr'),
+      ...lines.feed(Buffer.from('\ntwo\rthree\r\nfo'), 'stdout'),
+      ...lines.feed(Buffer.from('rr\n'), 'stderr'),
+      ...lines.feed(Buffer.from('ur\n'), 'stdout'),
+    ]
+    expect(seen).toEqual([
+      { text: 'one', stream: 'stdout', start: 0, end: 4 },
+      { text: 'two', stream: 'stdout', start: 6, end: 10 },
+      { text: 'three', stream: 'stdout', start: 10, end: 17 },
+      { text: 'Err', stream: 'stderr', start: 4, end: 22 },
+      { text: 'four', stream: 'stdout', start: 17, end: 25 },
+    ])
+    expect(lines.offset).toBe(25)
   })
 })
 
