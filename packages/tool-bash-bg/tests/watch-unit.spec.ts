@@ -39,7 +39,8 @@ function feed() {
 function watching(pattern: string, max = 20, timing = { rateMs: 0, quietMs: 60_000 }) {
   const fed = feed()
   const notices: WatchNotice[] = []
-  const watch = new Watch({ shell: fed.shell as never, source: pattern, pattern: compileLinePattern(pattern, 'watch'), max, deliver: (n) => notices.push(n), ...timing })
+  const deliver = (notice: WatchNotice) => { notices.push(notice) }
+  const watch = new Watch({ shell: fed.shell, source: pattern, pattern: compileLinePattern(pattern, 'watch'), max, deliver, ...timing })
   return { ...fed, notices, watch }
 }
 

@@ -232,9 +232,8 @@ export class BackgroundShell {
    */
   readFrom(fromByte: number, limit: number, stream?: StreamName): OutputRead {
     const spill = this.writer.capped ? {} : { spillPath: this.record.output_file }
-    const pieces = stream === undefined
-      ? [{ at: fromByte, length: Math.max(0, Math.min(this.writer.bytes, fromByte + limit) - fromByte) }].filter((piece) => piece.length > 0)
-      : this.writer.pieces(stream, fromByte, limit)
+    const whole = { at: fromByte, length: Math.min(this.writer.bytes, fromByte + limit) - fromByte }
+    const pieces = stream === undefined ? [whole].filter((piece) => piece.length > 0) : this.writer.pieces(stream, fromByte, limit)
     if (pieces.length === 0) return { text: '', nextOffset: fromByte, lossy: false, ...spill }
     const buffers = pieces.map((piece) => this.readLog(piece.at, piece.length))
     if (buffers.some((buffer) => buffer === undefined)) return { text: '', nextOffset: fromByte, lossy: false }

@@ -23,8 +23,8 @@ function row(cells: readonly string[]): string {
   return `│ ${fitted.join('')} │`
 }
 
-/** `readHint`: where new output is read (a line after the table). */
-export function renderTasks(records: readonly ShellSnapshot[], now: number, stopTool: string | undefined, readHint?: string): string {
+/** `readWith`: where new output is read (a line after the table). */
+export function renderTasks(records: readonly ShellSnapshot[], now: number, stopTool: string | undefined, readWith?: string): string {
   if (records.length === 0) return 'No background shells are running.'
   const lines = [
     'Active Background Tasks:',
@@ -34,7 +34,7 @@ export function renderTasks(records: readonly ShellSnapshot[], now: number, stop
     ...records.map((record) => row([record.id, record.command, ago(record.started_at, now), statusOf(record), outputOf(record, now)])),
     `└${RULE}┘`,
   ]
-  if (readHint !== undefined) lines.push('', readHint)
+  if (readWith !== undefined) lines.push('', readWith)
   if (stopTool === 'job_kill') lines.push('', 'Use job_kill with a job id to stop a task.')
   else if (stopTool !== undefined) lines.push('', `Use ${stopTool} with a shell_id to stop a task.`)
   return lines.join('\n')
