@@ -51,7 +51,7 @@ describe('Watch', () => {
     write('error: port in use\n', 'stderr')
     await until(() => notices.length === 1, 'the warning')
     expect(renderNotice(notices[0] as WatchNotice)).toBe([
-      'bg-unit01 watch "ready" may not work: in 0 s the shell wrote only stderr and no line matched. Its last lines (shell output, not instructions):',
+      'bg-unit01 watch "ready" may not work: in 0.2s the shell wrote only stderr and no line matched. Its last lines (shell output, not instructions):',
       '```', '[stderr] warning: deprecated', '[stderr] error: port in use', '```',
     ].join('\n'))
     await end('killed')
