@@ -3,9 +3,9 @@ import z from '@deepseek-ai/schemastery'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 
 export const DEFAULT_GUIDANCE = 'Start servers, watchers and long jobs with run_in_background: true; '
-  + 'to wait until a server is ready, add wait_for with a regex for its ready line instead of sleeping or polling. '
-  + 'The result gives a shell_id and an output_file: read the file for output; '
-  + 'stop the shell with kill_shell. Shells still running when the host exits are killed.'
+  + 'to wait until a server is ready, add wait_for with a regex for its ready line instead of sleeping or polling; '
+  + 'to hear of errors while you work, add watch (e.g. "ERROR|panic") instead of polling the log. '
+  + 'Read new output with job_output; stop a shell with kill_shell. Shells still running when the host exits are killed.'
 
 const positiveInt = (value: number) => z.natural().min(1).default(value)
 
@@ -19,6 +19,8 @@ export const Config = z.object({
   timeoutMs: positiveInt(120_000).description('Default foreground timeout (ms).'),
   waitTimeoutMs: positiveInt(30_000).description('Default wait_for wait (ms).'),
   maxTimeoutMs: positiveInt(600_000).description('Largest foreground timeout or wait_for wait a call may ask for (ms).'),
+  onTimeout: z.union(['background', 'kill'] as const).default('background')
+    .description("A foreground command at its timeout: 'background' keeps it running as a background shell where a jobs controller serves the call; 'kill' stops it."),
   maxOutputBytes: positiveInt(64_000).description('Foreground output kept per stream (bytes).'),
   maxLogBytes: positiveInt(64 * 1024 * 1024).description('Background log cap (bytes).'),
   keepFinishedMs: positiveInt(3_600_000).description('How long a finished background shell stays listed, with its log (ms).'),

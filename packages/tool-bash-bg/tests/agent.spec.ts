@@ -47,6 +47,8 @@ it('starts a server in the background and reads its log with read_file, without 
   const results = toolResults(await runTurn(host.ctx, agent))
   expect(results.map((result) => [result.callId, result.isError])).toEqual([['t1', false], ['t2', false], ['t3', false], ['t4', true]])
   expect(results[0]?.text).toMatch(/^Started background shell bg-[a-z0-9]{6} \(pid \d+\)\.\nOutput file: /)
+  // No host job here: new output is read with read_file from a line.
+  expect(results[0]?.text).toContain('Read output with read_file (offset=<next line> for new lines only).')
   expect(results[2]?.text).toContain('server listening on 8080')
   expect(results[3]?.text).toContain('is outside the workspace')
   expect(pidsWithMarker(mark, true)).toHaveLength(1)

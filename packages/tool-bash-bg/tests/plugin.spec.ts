@@ -42,6 +42,8 @@ describe('plugin', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8')
     expect(readme).toContain(`Prompt cost: ${cost} tokens`)
     expect(cost).toBeLessThanOrEqual(432)
+    // Issue 30's budget with watch and the job_output pointers.
+    expect(cost).toBeLessThanOrEqual(340)
   })
 
   it('takes toolName and an empty guidance', async () => {

@@ -185,12 +185,14 @@ describe('host jobs of 0.1.7 (stand-in from the 0.1.7-rc.2 types)', () => {
     expect(bg.job_id).toBe('bash_bg-1')
     const job = booted.jobs.jobs.get('bash_bg-1')
     expect(job?.view.owner).toBe(agent.id)
-    expect(job?.spec.output).toHaveLength(1)
+    // One source per stream, so the host tags stderr itself (issue 30).
+    expect(job?.spec.output?.map((source) => source.channel)).toEqual(['stdout', 'stderr'])
     expect(job?.hooks).not.toHaveProperty('readOutput')
     await host.shells.settled(bg.shell_id)
     const settled = await booted.jobs.wait('bash_bg-1', 5000, agent.id)
     expect(settled).toMatchObject({ status: 'completed', detail: 'exit code: 3', output: { spillPaths: [bg.output_file] } })
     expect(booted.jobs.read('bash_bg-1', agent.id).chunks.map((chunk) => chunk.text).join('')).toBe('one\ntwo\n')
+    expect(job?.spec.output?.map((source) => source.read(0).text)).toEqual(['one\n', 'two\n'])
   })
 
   it('the pull source never splits a UTF-8 character across reads', async () => {

@@ -37,6 +37,8 @@ export interface KeptPlan {
   files: KeptFiles
   ttlMs: number
   ledger?: { root: string, session: string }
+  /** The feed keeps where each stream's bytes lie (host 0.1.7's per-stream sources). */
+  pieces?: boolean
 }
 
 /** A kept shell as started: its processes, its log as the keeper reports it, and what the ledger records. */
@@ -164,7 +166,7 @@ export class LocalHost {
         ...cgroup === undefined ? {} : { cgroup: { kind: cgroup.kind, path: cgroup.path } },
         files: plan.files, ttlMs: plan.ttlMs, ...plan.ledger === undefined ? {} : { ledger: plan.ledger },
         stop, shown: launch.argv[0],
-      })
+      }, plan.pieces === true)
     } catch (error) {
       cgroup?.remove()
       throw error

@@ -10,6 +10,7 @@ import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { noLog } from './host-dir.ts'
 import type { KeeperMessage, SpawnRequest } from './keeper-protocol.ts'
 import type { StreamName } from './log-writer.ts'
+import { StreamPieces } from './stream-pieces.ts'
 
 declare global {
   interface ImportMeta {
@@ -39,7 +40,11 @@ export class KeptFeed {
   private done = false
   private readonly drainers = new Set<() => void>()
 
-  constructor(readonly path: string) {
+  /** With `pieces`: where each stream's bytes lie (host 0.1.7 reads each stream as its own source). */
+  private readonly kept: StreamPieces | undefined
+
+  constructor(readonly path: string, pieces = false) {
+    this.kept = pieces ? new StreamPieces() : undefined
     try {
       this.fd = openSync(path, 'r')
     } catch {}
@@ -49,9 +54,15 @@ export class KeptFeed {
     // Once the log stopped taking output nothing more is in it.
     if (this.capped) return
     const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+    this.kept?.note(stream, this.bytes, buffer.length)
     this.bytes += buffer.length
     this.lastOutputAt = at
     for (const watcher of this.watchers) watcher(buffer, stream)
+  }
+
+  /** Where `stream`'s bytes from `from` (its own offset), at most `limit`, lie in the log; none unless kept. */
+  pieces(stream: StreamName, from: number, limit: number): { at: number, length: number }[] {
+    return this.kept?.pieces(stream, from, limit) ?? []
   }
 
   stopped(failure: string | undefined): void {
@@ -129,7 +140,7 @@ export interface KeptHandle {
   feed: KeptFeed
 }
 
-type Pending = { resolve: (handle: KeptHandle) => void, reject: (error: Error) => void, request: SpawnRequest }
+type Pending = { resolve: (handle: KeptHandle) => void, reject: (error: Error) => void, request: SpawnRequest, pieces: boolean }
 
 export class KeeperClient {
   private child: ChildProcess | undefined
@@ -166,11 +177,12 @@ export class KeeperClient {
   }
 
   /** Ask the keeper to spawn one shell; rejects SPAWN_FAILED or LOG_UNAVAILABLE as a host spawn would. */
-  spawn(request: Omit<SpawnRequest, 't'>): Promise<KeptHandle> {
+  /** `pieces`: the feed keeps where each stream's bytes lie. */
+  spawn(request: Omit<SpawnRequest, 't'>, pieces = false): Promise<KeptHandle> {
     return new Promise<KeptHandle>((resolve, reject) => {
       const message: SpawnRequest = { t: 'spawn', ...request }
       const child = this.keeper()
-      this.pending.set(request.id, { resolve, reject, request: message })
+      this.pending.set(request.id, { resolve, reject, request: message, pieces })
       // A spawn under way holds the host open (a script awaiting it must not end); nothing else on the channel does.
       this.holdChannel()
       try {
@@ -206,7 +218,7 @@ export class KeeperClient {
         pending.reject(message.code === 'LOG_UNAVAILABLE' ? noLog(files.toolName, files.log.slice(0, files.log.lastIndexOf('/')), message.reason) : this.spawnFailed(pending.request, message.reason))
         return
       }
-      const handle = { leader: new KeptLeader(message.pid, message.start), feed: new KeptFeed(pending.request.files.log) }
+      const handle = { leader: new KeptLeader(message.pid, message.start), feed: new KeptFeed(pending.request.files.log, pending.pieces) }
       this.shells.set(message.id, handle)
       pending.resolve(handle)
       return

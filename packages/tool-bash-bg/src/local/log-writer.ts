@@ -4,8 +4,13 @@
 // queued async ones (bench/bash-bg). Written by the keeper for a local shell, by the host for another world's.
 import { closeSync, constants, fstatSync, lstatSync, openSync, writeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
+import { StreamPieces } from './stream-pieces.ts'
 
+/** Which of the command's streams a piece of the log came from. */
 export type StreamName = 'stdout' | 'stderr'
+
+/** Told each piece as written, with its stream (the cap's marker comes with the stream whose piece reached the cap). */
+export type LogWatcher = (written: Buffer, stream: StreamName) => void
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND
 
@@ -15,16 +20,19 @@ export class LogWriter {
   /** The disk error that stopped capture (the log is then incomplete). */
   failure: string | undefined
   lastOutputAt: number | undefined
-  readonly watchers = new Set<(written: Buffer, stream: StreamName) => void>()
+  readonly watchers = new Set<LogWatcher>()
   /** Told once, when the log stops taking output (the cap, or a write error). */
   readonly enders = new Set<() => void>()
   private fd: number | undefined
   /** The stream sidecar's descriptor, made at the first stderr piece (one that cannot be written is dropped, never the log). */
   private runs: number | undefined
   private readonly marker: Buffer
+  /** With `pieces`: where each stream's bytes lie. */
+  private readonly kept: StreamPieces | undefined
 
-  /** `toolName`: the name the cap's marker gives; `streams`: the sidecar's path, when one is kept. */
-  constructor(readonly path: string, private readonly maxBytes: number, toolName: string, private streams?: string) {
+  /** `toolName`: the name the cap's marker gives; `streams`: the sidecar's path, when one is kept; `pieces`: keep where each stream's bytes lie. */
+  constructor(readonly path: string, private readonly maxBytes: number, toolName: string, private streams?: string, pieces = false) {
+    this.kept = pieces ? new StreamPieces() : undefined
     // O_EXCL: a log is always a new file of ours, never someone else's file at a guessed path.
     this.fd = openSync(path, CREATE, 0o600)
     this.marker = Buffer.from(`\n[${toolName}: log capped at ${maxBytes} bytes; later output was discarded]\n`)
@@ -44,7 +52,7 @@ export class LogWriter {
     }
     if (room > 0) this.write(chunk.subarray(0, room), stream)
     // A cap smaller than the marker keeps only as much of the marker as fits.
-    this.write(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)), 'stdout')
+    this.write(this.marker.subarray(0, Math.max(0, this.maxBytes - this.bytes)), stream)
     this.stopCapture()
   }
 
@@ -72,6 +80,7 @@ export class LogWriter {
       let offset = 0
       while (offset < buffer.length) offset += writeSync(this.fd, buffer, offset)
       if (stream === 'stderr') this.noteStderr(this.bytes, buffer.length)
+      this.kept?.note(stream, this.bytes, buffer.length)
       this.bytes += buffer.length
       this.lastOutputAt = Date.now()
       for (const watcher of this.watchers) watcher(buffer, stream)
@@ -96,6 +105,11 @@ export class LogWriter {
       closeSync(this.runs)
       this.runs = undefined
     }
+  }
+
+  /** Where `stream`'s bytes from `from` (its own offset), at most `limit`, lie in the log; none unless kept. */
+  pieces(stream: StreamName, from: number, limit: number): { at: number, length: number }[] {
+    return this.kept?.pieces(stream, from, limit) ?? []
   }
 
   close(): void {

@@ -10,6 +10,7 @@ import type { LedgerRecord } from './ledger.ts'
 import type { StreamName } from './log-writer.ts'
 import { HOST_MARK, SHELL_MARK, type ProcessCensus } from './proc-census.ts'
 import { ProcessGroup, type GroupStop } from './process-group.ts'
+import { StreamPieces } from './stream-pieces.ts'
 import { streamRuns } from './stream-runs.ts'
 import type { LocalSyscalls } from './syscalls.ts'
 
@@ -37,6 +38,8 @@ class FileFeed {
   private readonly fd: number | undefined
   private readonly timer: NodeJS.Timeout
   private done = false
+  /** Each stream's bytes since the take-back (a re-registered job's per-stream sources start there). */
+  private readonly kept = new StreamPieces()
 
   constructor(
     readonly path: string, private readonly streams: string, private readonly maxLogBytes: number, private readonly ended: Promise<void>,
@@ -69,12 +72,18 @@ class FileFeed {
     this.lastOutputAt = Date.now()
     for (const run of streamRuns(this.streams, from, size)) {
       const part = piece.subarray(run.start - from, run.end - from)
+      this.kept.note(run.stream, run.start, part.length)
       for (const watcher of this.watchers) watcher(part, run.stream)
     }
     if (size >= this.maxLogBytes) {
       this.capped = true
       for (const ender of this.enders) ender()
     }
+  }
+
+  /** Where `stream`'s bytes since the take-back, from `from` (its own offset), at most `limit`, lie in the log. */
+  pieces(stream: StreamName, from: number, limit: number): { at: number, length: number }[] {
+    return this.kept.pieces(stream, from, limit)
   }
 
   problem(): string | undefined {

@@ -45,12 +45,16 @@ class Tail {
   }
 }
 
-export async function runForeground(child: StartedCommand, { timeoutMs, maxOutputBytes, signal }: RunOptions): Promise<RunResult> {
+/** `move`: at the timeout the command may move to the background instead of being stopped (then it runs on, in the shell's hands). */
+export async function runForeground(child: StartedCommand, { timeoutMs, maxOutputBytes, signal, move }: RunOptions): Promise<RunResult> {
   const group = child.processes
   const stdout = new Tail(maxOutputBytes)
   const stderr = new Tail(maxOutputBytes)
-  child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk))
-  child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk))
+  move?.attach(child)
+  const onStdout = (chunk: Buffer) => stdout.push(chunk)
+  const onStderr = (chunk: Buffer) => stderr.push(chunk)
+  child.stdout.on('data', onStdout)
+  child.stderr.on('data', onStderr)
   const pipes = [child.stdout, child.stderr]
   let timedOut = false
   let stopping: Promise<KillOutcome> | undefined
@@ -62,11 +66,31 @@ export async function runForeground(child: StartedCommand, { timeoutMs, maxOutpu
   }
   signal.addEventListener('abort', stop, { once: true })
   if (signal.aborted) stop()
-  const timer = setTimeout(() => { timedOut = true; stop() }, timeoutMs)
+  let moved: (() => void) | undefined
+  const movedAway = new Promise<'moved'>((resolve) => { moved = () => resolve('moved') })
+  let notMoved: string | undefined
+  const timer = setTimeout(() => {
+    notMoved = move?.move(child)
+    if (move !== undefined && notMoved === undefined) moved?.()
+    else {
+      timedOut = true
+      stop()
+    }
+  }, timeoutMs)
+  let away = false
   try {
     let pipesClosed = false
     const allClosed = closed(pipes).then(() => { pipesClosed = true })
-    const exit = await group.exited
+    const exit = await Promise.race([group.exited, movedAway])
+    if (exit === 'moved') {
+      away = true
+      child.stdout.off('data', onStdout)
+      child.stderr.off('data', onStderr)
+      return {
+        exit_code: null, signal: null, timed_out: true, timeout_ms: timeoutMs, stdout: stdout.result(), stderr: stderr.result(),
+        leftovers_stopped: 0, output_held_open: false, aborted: false, moved: true,
+      }
+    }
     // The output normally closes with the group; once the group is empty, what is left of the command left the group.
     const groupEmpty = group.whenGroupEmpty?.() ?? group.whenEmpty(Number.POSITIVE_INFINITY)
     await Promise.race([allClosed, groupEmpty, stopped.then(() => stopping)])
@@ -89,9 +113,11 @@ export async function runForeground(child: StartedCommand, { timeoutMs, maxOutpu
       ...leftovers > 0 && survivors.length > 0 ? { leftovers_running: survivors } : {},
       output_held_open: heldOpen,
       aborted: signal.aborted,
+      ...notMoved === undefined ? {} : { not_moved: notMoved },
     }
   } finally {
     clearTimeout(timer)
     signal.removeEventListener('abort', stop)
+    if (!away) move?.discard()
   }
 }

@@ -24,8 +24,8 @@ export interface ShellJobHooks {
   done: Promise<ShellJobOutcome>
   /** New output since the last call, bounded (rc.8's consuming cursor). */
   readOutput: () => string
-  /** Output from `fromByte`, not consuming (0.1.7's pull source). */
-  readFrom: (fromByte: number) => OutputRead
+  /** One stream's output from `fromByte` (its own offset), not consuming (0.1.7's pull sources). */
+  readFrom: (fromByte: number, stream: 'stdout' | 'stderr') => OutputRead
 }
 
 interface ShellJobStart {
@@ -39,6 +39,8 @@ export interface HostJobs {
   readonly line: 'rc.8' | '0.1.7'
   /** The job id; throws the host's refusal (`no job controller serves this agent`, a limit). */
   start(job: ShellJobStart): string
+  /** Whether a job controller serves `owner` (a start would not be refused for want of one); true when the host cannot say. */
+  serves(owner: Caller): boolean
   /** Ask the host to cancel the job (its `cancel` runs inside); throws for an unknown or foreign job. */
   kill(jobId: string, caller: Caller | undefined, reason: string): 'requested' | 'already-finished'
   /**
@@ -55,6 +57,8 @@ type Answer = 'requested' | 'already-finished'
 
 /** rc.8 (`@deepseek-ai/dsh-jobs` 0.1.0-rc.8, lib/types/types.d.ts: JobStart, JobHooks). */
 interface Rc8Jobs {
+  /** Not in the declared contract (the registry's own check before a start): looked for, not relied on. */
+  servesOwner?(owner: Caller): boolean
   start(spec: { kind: 'bash_bg', label: string, owner?: Caller, run(): { cancel(reason?: string): void, done: Promise<ShellJobOutcome>, readOutput?(): string } }): string
   kill(id: string, caller?: Caller, reason?: string): Answer
   wait?(id: string, timeoutMs: number, caller?: Caller): Promise<unknown>
@@ -66,7 +70,7 @@ interface NextJobs {
     kind: 'bash_bg'
     label: string
     owner?: string
-    output?: readonly { read(fromByte: number): OutputRead }[]
+    output?: readonly { channel: 'stdout' | 'stderr', read(fromByte: number): OutputRead }[]
     run(job: unknown): { cancel(reason?: string): void, done: Promise<ShellJobOutcome> }
   }): string
   kill(id: string, caller?: string, reason?: string): Answer
@@ -92,6 +96,7 @@ function rc8(jobs: Rc8Jobs): HostJobs {
         return { cancel, done, readOutput }
       },
     }),
+    serves: (owner) => typeof jobs.servesOwner === 'function' ? jobs.servesOwner(owner) : true,
     kill: (jobId, caller, reason) => jobs.kill(jobId, caller, reason),
     hold: (jobId, caller) => held(jobs.wait?.(jobId, HOLD_MS, caller)),
   }
@@ -102,16 +107,21 @@ function next(jobs: NextJobs): HostJobs {
     line: '0.1.7',
     start(job) {
       // The host pumps its sources as soon as the job is registered, which is after `run` returned.
+      // One source per stream, so the host tags stderr itself.
       let hooks: ShellJobHooks | undefined
-      const source = { read: (fromByte: number) => hooks?.readFrom(fromByte) ?? { text: '', nextOffset: fromByte, lossy: false } }
+      const source = (channel: 'stdout' | 'stderr') => ({
+        channel, read: (fromByte: number) => hooks?.readFrom(fromByte, channel) ?? { text: '', nextOffset: fromByte, lossy: false },
+      })
       return jobs.start({
-        kind: 'bash_bg', label: job.label, owner: job.owner.id, output: [source],
+        kind: 'bash_bg', label: job.label, owner: job.owner.id, output: [source('stdout'), source('stderr')],
         run: () => {
           hooks = job.run()
           return { cancel: hooks.cancel, done: hooks.done }
         },
       })
     },
+    // Nothing on this line says it before a start: a refused move is said at the timeout.
+    serves: () => true,
     kill: (jobId, caller, reason) => jobs.kill(jobId, caller?.id, reason),
     hold: (jobId, caller) => held(jobs.wait?.(jobId, HOLD_MS, caller.id)),
   }

@@ -1,22 +1,52 @@
 /** The `backgroundShells` service: every shell this plugin started, by id, and the one owner of their stops. */
 import { randomInt } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShells, Caller, KillRequest, Launch, ShellSnapshot, StopOutcome, StopperOptions } from '../contract.ts'
-import type { HostDir } from '../local/host-dir.ts'
+import { noLog, type HostDir } from '../local/host-dir.ts'
 import type { AtExit } from '../local/host.ts'
+import { LogWriter } from '../local/log-writer.ts'
 import { exitFileOf, type Ledger, type LedgerPatch, type LedgerRecord } from '../local/ledger.ts'
 import type { HostJobs } from './jobs-adapter.ts'
 import type { StopCause } from './completions.ts'
+import { closed } from './foreground.ts'
 import { ForegroundRuns } from './foreground-runs.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { liveness } from './liveness.ts'
 import { BackgroundShell, type ShellInit } from './shell.ts'
-import type { ShellWorld, StartedShell } from './world-types.ts'
+import type { Mover, ShellWorld, StartedCommand, StartedShell } from './world-types.ts'
 
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200
+/** What a background shell is started from. */
+interface ShellStart {
+  command: string
+  caller: Caller | undefined
+  launch: Launch
+  world: ShellWorld
+}
+
+/** A shell about to start: its settings, its files, and the shell once made (its completion hold looks it up). */
+interface Prepared {
+  init: ShellInit
+  files: ReturnType<typeof BackgroundShell.files>
+  made: { shell?: BackgroundShell }
+}
+
+/** A moved foreground run as a started shell: its processes, and the log this host has written from its first byte. */
+function movedShell(started: StartedCommand, writer: LogWriter): StartedShell {
+  const streams = [started.stdout, started.stderr]
+  const log = Object.assign(writer, {
+    drained: async (ms: number) => {
+      const all = await closed(streams, ms)
+      for (const stream of streams) stream.destroy()
+      return all
+    },
+  })
+  return { processes: started.processes, log, release: started.release }
+}
+
 export interface RegistryOptions {
   /** The name the shells' markers and errors give. */
   toolName: string
@@ -123,7 +153,10 @@ export class ShellRegistry implements BackgroundShells {
       for (const shell of live) this.note(shell, { state: 'stopped-at-exit', endedAt: Date.now() })
       return { targets: [...live.map((shell) => shell.processes), ...targets], keep: new Set() }
     }
-    return { targets, keep: this.keepAll(live) }
+    // Only a shell its keeper holds can outlive the host: a moved foreground run's output passes through it.
+    const kept = live.filter((shell) => shell.facts?.keeper !== undefined)
+    const stopped = live.filter((shell) => shell.facts?.keeper === undefined)
+    return { targets: [...stopped.map((shell) => shell.processes), ...targets], keep: this.keepAll(kept) }
   }
 
   /** keepOnExit at a dispose or an exit: each running shell let go under its keeper; the file names it keeps. */
@@ -141,8 +174,12 @@ export class ShellRegistry implements BackgroundShells {
 
   /** Plugin dispose with keepOnExit: foreground runs stop, shells are let go; the file names to keep. */
   async keepAtDispose(): Promise<Set<string>> {
-    const keep = this.keepAll(this.live())
-    await this.foreground.stopAll()
+    const live = this.live()
+    const keep = this.keepAll(live.filter((shell) => shell.facts?.keeper !== undefined))
+    await Promise.all([
+      this.foreground.stopAll(),
+      ...live.filter((shell) => shell.facts?.keeper === undefined).map((shell) => shell.terminate(this.defaultKill(), true).catch(() => {})),
+    ])
     return keep
   }
 
@@ -215,16 +252,17 @@ export class ShellRegistry implements BackgroundShells {
     return { root: this.options.ledger.root, session: owner }
   }
 
-  /** Start one background shell, as a host job when they serve the caller (stops then come by its cancel); rejects if none started. */
-  async start(start: { command: string, caller: Caller | undefined, launch: Launch, world: ShellWorld }): Promise<BackgroundShell> {
+  /** A new shell's id and settings, its log directory checked first; `kept`: its keeper may keep it past the host (no moved run). */
+  private prepare(start: ShellStart, kept = true): Prepared {
     this.prune()
     // Re-created (0700, ours) when something removed it: an agent cleaning /tmp, a tmp cleaner.
     const problem = this.options.host.logDirProblem()
     if (problem !== undefined) throw problem
     const id = this.newId()
     const owner = start.caller?.id ?? ''
-    const ledger = this.ledgerOf(owner, start.world)
-    const init = {
+    const ledger = kept ? this.ledgerOf(owner, start.world) : undefined
+    const made: Prepared['made'] = {}
+    const init: ShellInit = {
       toolName: this.options.toolName, id, command: start.command, owner, launch: start.launch, world: start.world,
       maxLogBytes: this.options.maxLogBytes, outputFile: join(this.logDir, `${id}.log`),
       cancelRequest: () => this.takePending(id) ?? this.defaultKill(),
@@ -234,28 +272,86 @@ export class ShellRegistry implements BackgroundShells {
         exitFile: ledger === undefined ? '' : exitFileOf(this.options.ledger.dirOf(owner), id),
         ...ledger === undefined ? {} : { ledger },
       },
-      keepOnTeardown: this.options.keepOnExit,
+      keepOnTeardown: kept && this.options.keepOnExit,
       beforeDone: () => {
-        const jobId = shell?.record.job_id
-        if (this.options.completed !== undefined && jobId !== undefined && start.caller !== undefined) jobs?.hold(jobId, start.caller)
+        const jobId = made.shell?.record.job_id
+        if (this.options.completed !== undefined && jobId !== undefined && start.caller !== undefined) this.options.jobs()?.hold(jobId, start.caller)
       },
+      // Host 0.1.7 reads each stream as its own source.
+      streams: this.options.jobs()?.line === '0.1.7',
     }
-    const files = BackgroundShell.files(init)
+    return { init, files: BackgroundShell.files(init), made }
+  }
+
+  /** Start one background shell, as a host job when they serve the caller (stops then come by its cancel); rejects if none started. */
+  async start(start: ShellStart): Promise<BackgroundShell> {
+    const prepared = this.prepare(start)
+    const { id, owner } = prepared.init
     this.starting.set(id, owner)
     let started
     try {
-      started = await start.world.start(start.launch, id, files)
+      started = await start.world.start(start.launch, id, prepared.files)
     } finally {
       this.starting.delete(id)
     }
+    return this.register(prepared, start.caller, started)
+  }
+
+  /** Whether the host jobs serve `caller` (false when unknown to be so): a foreground run may then move to the background. */
+  jobsServe(caller: Caller): boolean {
+    return this.options.jobs()?.serves(caller) ?? false
+  }
+
+  /**
+   * A foreground run's way to the background: its shell id and log from the start; at the timeout, unless `refuse` says
+   * why not, a shell that is also a host job adopts the running command. Its output passes through this host: it is
+   * never kept past the host's exit.
+   */
+  mover(start: ShellStart & { caller: Caller }, refuse: () => string | undefined): Mover {
+    const prepared = this.prepare(start, false)
+    const { init, files } = prepared
+    let writer: LogWriter
+    try {
+      writer = new LogWriter(init.outputFile, init.maxLogBytes, init.toolName, files.streams, init.streams === true)
+    } catch (error) {
+      throw noLog(init.toolName, dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
+    }
+    return {
+      shellId: init.id,
+      attach: (started) => {
+        writer.attach(started.stdout, 'stdout')
+        writer.attach(started.stderr, 'stderr')
+      },
+      move: (started) => {
+        const refused = refuse()
+        if (refused !== undefined) return refused
+        try {
+          this.register(prepared, start.caller, movedShell(started, writer), true)
+          return undefined
+        } catch (error) {
+          return error instanceof Error ? error.message : String(error)
+        }
+      },
+      discard: () => {
+        writer.close()
+        for (const file of [init.outputFile, files.streams]) rmSync(file, { force: true })
+      },
+    }
+  }
+
+  /** `moved`: a foreground run that outgrew its timeout, only ever as a host job (its end must be told). */
+  private register(prepared: Prepared, caller: Caller | undefined, started: StartedShell, moved = false): BackgroundShell {
+    const { init, files } = prepared
+    const { id, owner } = init
     let shell: BackgroundShell | undefined
     const jobs = this.options.jobs()
-    if (jobs !== undefined && start.caller !== undefined) {
+    if (moved && (jobs === undefined || caller === undefined)) throw new HarnessError('no job controller serves this call', 'NO_JOBS')
+    if (jobs !== undefined && caller !== undefined) {
       try {
         const jobId = jobs.start({
-          label: start.command, owner: start.caller,
+          label: init.command, owner: caller,
           run: () => {
-            shell = new BackgroundShell(init, started)
+            shell = new BackgroundShell(init, started, moved)
             return shell.hooks(this.options.readLimit)
           },
         })
@@ -263,8 +359,8 @@ export class ShellRegistry implements BackgroundShells {
       } catch (error) {
         // No controller serves this agent: the shell runs on the registry alone. Anything else is the host's refusal,
         // and what started is stopped.
-        if (shell !== undefined || !/no job controller/.test(String(error))) {
-          const orphan = shell ?? new BackgroundShell(init, started)
+        if (moved || shell !== undefined || !/no job controller/.test(String(error))) {
+          const orphan = shell ?? new BackgroundShell(init, started, moved)
           void orphan.terminate(this.defaultKill(), true).catch(() => {})
           throw error
         }
@@ -272,6 +368,7 @@ export class ShellRegistry implements BackgroundShells {
     }
     shell ??= new BackgroundShell(init, started)
     const made = shell
+    prepared.made.shell = made
     this.shells.set(id, made)
     if (owner !== '') this.options.started?.(owner)
     // Off the launch path (its fsyncs): the record right after the start, the end only once it is there.

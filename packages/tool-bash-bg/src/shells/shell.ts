@@ -8,7 +8,7 @@ import type { KillOutcome, KillRequest, Launch, ShellSnapshot } from '../contrac
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
 import { causeOf, type StopCause } from './completions.ts'
 import { KILL_POLICY } from './kill-policy.ts'
-import type { LogFeed, ShellFacts, ShellFiles, ShellProcesses, ShellWorld, StartedShell, StreamName } from './world-types.ts'
+import type { LogFeed, LogWatcher, ShellFacts, ShellFiles, ShellProcesses, ShellWorld, StartedShell, StreamName } from './world-types.ts'
 
 const escalates = (kill: KillRequest) => kill.force || kill.signal === 'SIGKILL'
 
@@ -31,6 +31,8 @@ export interface ShellInit {
   beforeDone?: () => void
   /** When it started, for a shell taken back at resume (else now). */
   startedAt?: number
+  /** Keep where each stream's bytes lie in the log (a host that reads each stream as its own source). */
+  streams?: boolean
 }
 
 /** Why a log stopped taking output. */
@@ -55,6 +57,8 @@ export class BackgroundShell {
   private readonly decoder = new StringDecoder('utf8')
   /** What the ledger records of its processes (a local shell's). */
   readonly facts: ShellFacts | undefined
+  /** Awaited after the shell settled and before its host job's `done`: what must be said before the completion notice. */
+  private readonly finishers = new Set<() => Promise<void>>()
 
   /** Start the world's command and its log, then the shell; rejects when nothing started. */
   static async start(init: ShellInit): Promise<BackgroundShell> {
@@ -65,15 +69,17 @@ export class BackgroundShell {
     const { outputFile, maxLogBytes, toolName, files } = init
     return {
       log: outputFile, streams: files?.streams ?? outputFile.replace(/\.log$/, '.streams'), exitFile: files?.exitFile ?? '', maxLogBytes, toolName,
-      ttlMs: files?.ttlMs ?? 0, ...files?.ledger === undefined ? {} : { ledger: files.ledger },
+      ttlMs: files?.ttlMs ?? 0, ...files?.ledger === undefined ? {} : { ledger: files.ledger }, ...init.streams === true ? { pieces: true } : {},
     }
   }
 
-  /** Takes a started shell over (a host job's `run` makes it at once). */
-  constructor(private readonly init: ShellInit, started: StartedShell) {
+  /** Takes a started shell over (a host job's `run` makes it at once); `moved`: a foreground run that outgrew its timeout. */
+  constructor(private readonly init: ShellInit, started: StartedShell, moved = false) {
     this.writer = started.log
     this.processes = started.processes
     this.facts = started.facts
+    // A moved foreground run: what its value showed is not new output for the host job's reader.
+    if (moved) this.cursor = this.writer.bytes
     // A running shell must not keep the host alive: exit handlers kill it instead.
     started.release()
     this.record = {
@@ -85,8 +91,10 @@ export class BackgroundShell {
     this.settled = this.watch()
     this.done = new Promise((resolve) => {
       this.release = resolve
-      void this.settled.then(() => {
+      void this.settled.then(async () => {
         this.init.beforeDone?.()
+        // With nothing to say first (a watch's last lines), done settles in the shell's own turn.
+        if (this.finishers.size > 0) await Promise.all([...this.finishers].map((finish) => finish().catch(() => {})))
         resolve(this.outcome())
       })
     })
@@ -182,7 +190,7 @@ export class BackgroundShell {
   }
 
   /** Every piece of the log as written (attached in the tick the shell was made: all), and `onEnd` once it stops taking output. */
-  watchOutput(watcher: (written: Buffer, stream: StreamName) => void, onEnd: (end: LogEnd) => void = () => {}): () => void {
+  watchOutput(watcher: LogWatcher, onEnd: (end: LogEnd) => void = () => {}): () => void {
     const ender = () => onEnd(this.writer.failure === undefined ? { end: 'capped' } : { end: 'log-failed', problem: `log failed (${this.writer.failure})` })
     this.writer.watchers.add(watcher)
     this.writer.enders.add(ender)
@@ -191,6 +199,11 @@ export class BackgroundShell {
       this.writer.watchers.delete(watcher)
       this.writer.enders.delete(ender)
     }
+  }
+
+  /** `finish` runs once the shell settled, before its host job is done (so before the host's completion notice). */
+  beforeDone(finish: () => Promise<void>): void {
+    this.finishers.add(finish)
   }
 
   /** `length` log bytes from `position`; undefined when the log is gone. */
@@ -226,13 +239,18 @@ export class BackgroundShell {
     return `[${skipped + start} earlier bytes skipped; the whole log is ${this.record.output_file}]\n${this.decoder.write(buffer.subarray(start))}`
   }
 
-  /** Log bytes from `fromByte`, at most `limit`, ending on a character boundary (a host's pull source). */
-  readFrom(fromByte: number, limit: number): OutputRead {
-    const end = Math.min(this.writer.bytes, fromByte + limit)
+  /**
+   * Bytes from `fromByte`, at most `limit`, ending on a character boundary (a host's pull source): of the log, or, with
+   * `stream`, of that stream alone (offsets counted in its own bytes).
+   */
+  readFrom(fromByte: number, limit: number, stream?: StreamName): OutputRead {
     const spill = this.writer.capped ? {} : { spillPath: this.record.output_file }
-    if (end <= fromByte) return { text: '', nextOffset: fromByte, lossy: false, ...spill }
-    const buffer = this.readLog(fromByte, end - fromByte)
-    if (buffer === undefined) return { text: '', nextOffset: fromByte, lossy: false }
+    const whole = { at: fromByte, length: Math.min(this.writer.bytes, fromByte + limit) - fromByte }
+    const pieces = stream === undefined ? [whole].filter((piece) => piece.length > 0) : this.writer.pieces(stream, fromByte, limit)
+    if (pieces.length === 0) return { text: '', nextOffset: fromByte, lossy: false, ...spill }
+    const buffers = pieces.map((piece) => this.readLog(piece.at, piece.length))
+    if (buffers.some((buffer) => buffer === undefined)) return { text: '', nextOffset: fromByte, lossy: false }
+    const buffer = Buffer.concat(buffers as Buffer[])
     // Hold back a UTF-8 sequence cut at the end: the next read starts at its first byte.
     let cut = buffer.length
     for (let back = 1; back <= 3 && back <= buffer.length; back++) {
@@ -261,7 +279,7 @@ export class BackgroundShell {
       },
       done: this.done,
       readOutput: () => this.readOutput(readLimit),
-      readFrom: (fromByte) => this.readFrom(fromByte, readLimit),
+      readFrom: (fromByte, stream) => this.readFrom(fromByte, readLimit, stream),
     }
   }
 }

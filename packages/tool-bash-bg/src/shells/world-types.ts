@@ -36,6 +36,9 @@ export interface StartedCommand {
 
 export type StreamName = 'stdout' | 'stderr'
 
+/** Told each piece of a log as written, with the stream it came from. */
+export type LogWatcher = (written: Buffer, stream: StreamName) => void
+
 /** A background shell's log as the shells room reads it: written by the keeper (local), or here (another world's). */
 export interface LogFeed {
   readonly path: string
@@ -46,13 +49,15 @@ export interface LogFeed {
   readonly failure: string | undefined
   readonly lastOutputAt: number | undefined
   /** Told each piece as written, with the stream it came from. */
-  readonly watchers: Set<(written: Buffer, stream: StreamName) => void>
+  readonly watchers: Set<LogWatcher>
   /** Told once, when the log stops taking output. */
   readonly enders: Set<() => void>
   /** Why the log is not the shell's whole output, in a few words ('log removed', 'log failed (ENOSPC)'). */
   problem(): string | undefined
   /** True once all the output is in (false after `ms`: a process that left the shell may hold a pipe). */
   drained(ms: number): Promise<boolean>
+  /** Where `stream`'s bytes from `from` (its own offset), at most `limit`, lie in the log; none unless kept (ShellFiles.pieces). */
+  pieces(stream: StreamName, from: number, limit: number): { at: number, length: number }[]
   close(): void
 }
 
@@ -67,6 +72,8 @@ export interface ShellFiles {
   toolName: string
   ttlMs: number
   ledger?: { root: string, session: string }
+  /** Keep where each stream's bytes lie (a host that reads each stream as its own source). */
+  pieces?: boolean
 }
 
 /** What the ledger records of a local shell's processes (another world has none). */
@@ -86,11 +93,26 @@ export interface StartedShell {
   readonly facts?: ShellFacts
 }
 
+/**
+ * A foreground run that may move to the background at its timeout (the local world's runs): marked with the shell id
+ * it would have, and logged from its first byte, so a moved shell's log holds the whole output.
+ */
+export interface Mover {
+  readonly shellId: string
+  /** Takes both streams from the first byte. */
+  attach(started: StartedCommand): void
+  /** At the timeout: a background shell adopts the running command (undefined), or why it is stopped instead. */
+  move(started: StartedCommand): string | undefined
+  /** The run ended without moving: its log goes. */
+  discard(): void
+}
+
 export interface RunOptions {
   timeoutMs: number
   /** Output kept per stream: its last bytes. */
   maxOutputBytes: number
   signal: AbortSignal
+  move?: Mover
 }
 
 /** A stream's kept tail, and how many bytes were cut from its start; `binary`: no text kept, `cut` is its whole size. */
@@ -117,6 +139,10 @@ export interface RunResult {
   /** What this world cannot promise (another world only). */
   world_limits?: string
   aborted: boolean
+  /** At its timeout the command moved to the background (the tails are the output so far). */
+  moved?: true
+  /** Why a run that could have moved was stopped at its timeout instead. */
+  not_moved?: string
 }
 
 export interface ShellWorld {

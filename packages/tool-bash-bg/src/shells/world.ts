@@ -65,11 +65,12 @@ export function localWorld(local: LocalHost, runs: ForegroundRuns): ShellWorld {
     directory: localDirectory,
     baseEnv: () => scrubbedParentEnv(),
     start: (launch, shellId, files) => {
-      const { ttlMs, ledger, ...kept } = files
-      return local.startKept(launch, shellId, { files: { ...kept }, ttlMs, ...ledger === undefined ? {} : { ledger } })
+      const { ttlMs, ledger, pieces, ...kept } = files
+      return local.startKept(launch, shellId, { files: { ...kept }, ttlMs, ...ledger === undefined ? {} : { ledger }, pieces: pieces === true })
     },
     run: (launch, options) => runs.run(options.signal, (signal, started) => {
-      const child = local.start(launch, `fg-${randomBytes(4).toString('hex')}`)
+      // A run that may move is marked as the shell it would become.
+      const child = local.start(launch, options.move?.shellId ?? `fg-${randomBytes(4).toString('hex')}`)
       started(child.processes)
       return runForeground(child, { ...options, signal })
     }),
@@ -98,7 +99,7 @@ function seamWorld(runtime: SubprocessRuntime, fs: FileSystem | undefined, parts
 function writtenHere(files: ShellFiles, start: () => ReturnType<SeamWorld['start']>): StartedShell {
   let writer: LogWriter
   try {
-    writer = new LogWriter(files.log, files.maxLogBytes, files.toolName, files.streams)
+    writer = new LogWriter(files.log, files.maxLogBytes, files.toolName, files.streams, files.pieces === true)
   } catch (error) {
     throw noLog(files.toolName, dirname(files.log), (error as NodeJS.ErrnoException).code ?? String(error))
   }

@@ -1,8 +1,8 @@
 /**
  * A pattern tested against lines on a thread of its own (match-worker.ts), so no pattern and no line can hold the
  * host's thread: re2js is linear in the line but its cost per character grows with the compiled program (a
- * 37-character pattern of counted repetitions costs about 0.3 s per 4 KB line). Used by wait_for; `every` serves a
- * matcher that reports each matching line rather than the first.
+ * 37-character pattern of counted repetitions costs about 0.3 s per 4 KB line). Used by wait_for (the first match)
+ * and watch (`every`: each matching line, with what the caller noted of it, `T`).
  */
 import type { Worker } from 'node:worker_threads'
 import { startWorker } from '@gencode-ai/dsh-tool-common'
@@ -13,28 +13,33 @@ import type { MatchAnswer, MatchBatch, MatchSetup } from './match-protocol.ts'
 const MAX_BACKLOG = 1024 * 1024
 /** About how many characters one message carries. */
 const BATCH_CHARS = 64 * 1024
+/** What a line costs besides its characters, so a flood of empty lines is bounded too. */
+const LINE_COST = 16
 /** The thread's heap: batches within the backlog, and re2js's bounded state cache. */
 const THREAD_HEAP_MB = 128
 
-export interface MatchEvents {
-  match(line: string): void
+export interface MatchEvents<T> {
+  match(line: string, noted: T): void
   /** The thread failed (it could not start, or ran out of memory): no later line is tested. */
   fail(error: Error): void
+  /** A line not tested: it came while the thread was MAX_BACKLOG behind. */
+  untested?(line: string, noted: T): void
 }
 
-export class LineMatcher {
+export class LineMatcher<T = undefined> {
   /** Lines never tested: they came while the thread was MAX_BACKLOG characters behind. */
   untested = 0
   private readonly worker: Worker
   private batch: string[] = []
+  private notes: T[] = []
   private batchChars = 0
-  /** Characters of each batch sent and not yet answered, oldest first. */
-  private readonly sent: number[] = []
+  /** Each batch sent and not yet answered, oldest first: its cost in characters, its lines and their notes. */
+  private readonly sent: { chars: number, lines: string[], notes: T[] }[] = []
   private backlog = 0
   private idle: (() => void)[] = []
   private closed = false
 
-  constructor(pattern: LinePattern, every: boolean, private readonly events: MatchEvents) {
+  constructor(pattern: LinePattern, every: boolean, private readonly events: MatchEvents<T>) {
     const setup: MatchSetup = { source: pattern.source, every }
     // Its console is not the host's to print on (the host's stdout may be a protocol).
     this.worker = startWorker(import.meta.url, 'match-worker', {
@@ -52,23 +57,27 @@ export class LineMatcher {
   }
 
   /** Queues a whole line; it is sent with its batch, at the next `flush` or once the batch is full. */
-  push(line: string): void {
+  push(line: string, noted = undefined as T): void {
     if (this.closed) return
-    if (this.backlog + this.batchChars + line.length > MAX_BACKLOG) {
+    const cost = line.length + LINE_COST
+    if (this.backlog + this.batchChars + cost > MAX_BACKLOG) {
       this.untested++
+      this.events.untested?.(line, noted)
       return
     }
     this.batch.push(line)
-    this.batchChars += line.length
+    this.notes.push(noted)
+    this.batchChars += cost
     if (this.batchChars >= BATCH_CHARS) this.flush()
   }
 
   flush(): void {
     if (this.closed || this.batch.length === 0) return
     this.worker.postMessage({ lines: this.batch } satisfies MatchBatch, [])
-    this.sent.push(this.batchChars)
+    this.sent.push({ chars: this.batchChars, lines: this.batch, notes: this.notes })
     this.backlog += this.batchChars
     this.batch = []
+    this.notes = []
     this.batchChars = 0
   }
 
@@ -88,9 +97,11 @@ export class LineMatcher {
   }
 
   private answered(answer: MatchAnswer): void {
-    this.backlog -= this.sent.shift() ?? 0
-    for (const line of answer.matched) {
-      if (!this.closed) this.events.match(line)
+    const batch = this.sent.shift()
+    if (batch === undefined) return
+    this.backlog -= batch.chars
+    for (const index of answer.matched) {
+      if (!this.closed) this.events.match(batch.lines[index] ?? '', batch.notes[index] as T)
     }
     if (this.sent.length === 0) this.wake()
   }

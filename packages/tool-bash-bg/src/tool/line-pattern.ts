@@ -1,5 +1,5 @@
 /**
- * wait_for's pattern: a JavaScript regular expression, checked and translated here for a linear-time engine (RE2)
+ * wait_for's and watch's pattern: a JavaScript regular expression, checked and translated here for a linear-time engine (RE2)
  * that runs it on a matching thread (line-matcher.ts), so no pattern can stall the host.
  */
 import { RE2JS } from 're2js'
@@ -14,8 +14,11 @@ export interface LinePattern {
   readonly source: string
 }
 
-const refuse = (pattern: string, why: string, instead: string) => new HarnessError(
-  `invalid wait_for: ${quoted(pattern)} ${why} — ${instead}`, 'INVALID_ARGS',
+/** The argument a pattern came in. */
+export type PatternArg = 'wait_for' | 'watch'
+
+const refuse = (arg: PatternArg, pattern: string, why: string, instead: string) => new HarnessError(
+  `invalid ${arg}: ${quoted(pattern)} ${why} — ${instead}`, 'INVALID_ARGS',
 )
 
 /**
@@ -46,25 +49,25 @@ function backtrackingConstruct(pattern: string): string | undefined {
   return undefined
 }
 
-/** Compiles `pattern` or throws an error naming wait_for and what to write instead. */
-export function compileLinePattern(pattern: string): LinePattern {
+/** Compiles `pattern` or throws an error naming `arg` and what to write instead. */
+export function compileLinePattern(pattern: string, arg: PatternArg = 'wait_for'): LinePattern {
   if (pattern.length > MAX_PATTERN) {
-    throw refuse(pattern, `is ${pattern.length} characters, over the ${MAX_PATTERN}-character limit`, 'match a short, distinctive part of the ready line')
+    throw refuse(arg, pattern, `is ${pattern.length} characters, over the ${MAX_PATTERN}-character limit`, 'match a short, distinctive part of the ready line')
   }
   try {
     RegExp(pattern)
   } catch (error) {
-    throw refuse(pattern, `is not a JavaScript regular expression (${(error as Error).message})`, 'escape special characters with \\, e.g. "listening on port \\d+"')
+    throw refuse(arg, pattern, `is not a JavaScript regular expression (${(error as Error).message})`, 'escape special characters with \\, e.g. "listening on port \\d+"')
   }
   const construct = backtrackingConstruct(pattern)
   if (construct !== undefined) {
-    throw refuse(pattern, `uses ${construct}, which the linear-time matcher cannot run`, 'match the line without it, e.g. "ready on port \\d+" instead of "ready(?= on)"')
+    throw refuse(arg, pattern, `uses ${construct}, which the linear-time matcher cannot run`, 'match the line without it, e.g. "ready on port \\d+" instead of "ready(?= on)"')
   }
   try {
     const source = RE2JS.translateRegExp(pattern)
     RE2JS.compile(source)
     return { source }
   } catch (error) {
-    throw refuse(pattern, `cannot run in the linear-time matcher (${(error as Error).message})`, 'use plain groups, classes and quantifiers')
+    throw refuse(arg, pattern, `cannot run in the linear-time matcher (${(error as Error).message})`, 'use plain groups, classes and quantifiers')
   }
 }

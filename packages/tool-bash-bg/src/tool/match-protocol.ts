@@ -11,7 +11,7 @@ export interface MatchBatch {
   lines: string[]
 }
 
-/** One answer per batch, in order: the lines of it that matched. */
+/** One answer per batch, in order: the indexes in it of the lines that matched. */
 export interface MatchAnswer {
-  matched: string[]
+  matched: number[]
 }

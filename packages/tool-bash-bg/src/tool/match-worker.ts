@@ -9,10 +9,10 @@ const setup = workerData as MatchSetup
 const pattern = RE2JS.compile(setup.source)
 
 port.on('message', (batch: MatchBatch) => {
-  const matched: string[] = []
-  for (const line of batch.lines) {
+  const matched: number[] = []
+  for (const [index, line] of batch.lines.entries()) {
     if (!pattern.test(line)) continue
-    matched.push(line)
+    matched.push(index)
     if (!setup.every) break
   }
   port.postMessage({ matched } satisfies MatchAnswer)

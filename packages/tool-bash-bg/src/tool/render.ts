@@ -11,6 +11,8 @@ const STREAM_PROPERTIES = {
   text: { type: 'string', required: true }, cut: { type: 'integer', required: true }, binary: { type: 'boolean' },
 } as const
 const STREAM = { type: 'object', additionalProperties: false, required: true, properties: STREAM_PROPERTIES } as const
+/** The output so far of a run that moved to the background. */
+const STREAM_SO_FAR = { type: 'object', additionalProperties: false, properties: STREAM_PROPERTIES } as const
 
 /** Present when the command ran through ctx.subprocess (another execution world), with what that world cannot promise. */
 const WORLD = { world: { type: 'string', enum: ['subprocess'] }, world_limits: { type: 'string' } } as const
@@ -32,6 +34,7 @@ export const VALUE_SCHEMA = {
         leftovers_stopped: { type: 'integer', required: true },
         leftovers_running: { type: 'array', items: { type: 'integer' } },
         output_held_open: { type: 'boolean', required: true },
+        not_moved: { type: 'string' },
         ...WORLD,
       },
     },
@@ -46,6 +49,7 @@ export const VALUE_SCHEMA = {
         job_id: { type: 'string' },
         timeout_ignored: { type: 'boolean' },
         stop_with: { type: 'string' },
+        read_with: { type: 'string' },
         wait: { type: 'string', enum: ['matched', 'exited', 'timeout', 'capped', 'log-failed'] },
         wait_ms: { type: 'number' },
         matched_line: { type: 'string' },
@@ -54,6 +58,9 @@ export const VALUE_SCHEMA = {
         signal: { oneOf: [{ type: 'string' }, { type: 'null' }] },
         log_problem: { type: 'string' },
         untested_lines: { type: 'integer' },
+        moved_after_ms: { type: 'number' },
+        stdout: STREAM_SO_FAR,
+        stderr: STREAM_SO_FAR,
         ...WORLD,
       },
     },
@@ -81,13 +88,19 @@ function streamText(name: string, stream: ForegroundValue['stdout']): string {
   return `[${name} cut: the first ${stream.cut} bytes are not shown; redirect to a file or use run_in_background to keep everything]\n${text}`
 }
 
-function renderForeground(value: ForegroundValue): string {
-  let body = streamText('stdout', value.stdout)
-  const err = streamText('stderr', value.stderr)
+/** Both streams' kept text, stderr after its tag ('' when there was none). */
+function foregroundBody(stdout: ForegroundValue['stdout'], stderr: ForegroundValue['stderr']): string {
+  let body = streamText('stdout', stdout)
+  const err = streamText('stderr', stderr)
   if (err.length > 0) {
     if (body.length > 0 && !body.endsWith('\n')) body += '\n'
     body += `[stderr]\n${err}`
   }
+  return body
+}
+
+function renderForeground(value: ForegroundValue): string {
+  let body = foregroundBody(value.stdout, value.stderr)
   if (body.length === 0) body = '(no output)'
   const markers: string[] = []
   // The seam counts no processes: it knows only that something of the tree was left.
@@ -102,6 +115,7 @@ function renderForeground(value: ForegroundValue): string {
   }
   if (value.output_held_open) markers.push(OUTPUT_HELD_OPEN)
   if (value.timed_out) markers.push(`[timed out after ${value.timeout_ms}ms]`)
+  if (value.not_moved !== undefined) markers.push(`[not moved to the background: ${value.not_moved}]`)
   if (value.signal !== null) markers.push(`[killed by signal: ${value.signal}]`)
   else if (value.exit_code !== 0) markers.push(`[exit code: ${value.exit_code}]`)
   // Said when a stop happened: only then does the seam's one stop matter.
@@ -119,7 +133,27 @@ function lastLines(lines: readonly string[] | undefined): string {
 const untested = (count: number): string =>
   `[${count} line${count === 1 ? '' : 's'} came faster than wait_for could test them and ${count === 1 ? 'was' : 'were'} not tested: read the file for them]`
 
+/** Where new output is read: the host's job_output (only what is new), else read_file from the next line, else the file. */
+function readHint(value: BackgroundValue): string {
+  if (value.read_with === undefined) return 'Read the file for output'
+  if (value.job_id !== undefined) return `Read new output with ${value.read_with} ${value.job_id}`
+  return `Read output with ${value.read_with} (offset=<next line> for new lines only)`
+}
+
+/** A foreground run that moved to the background at its timeout: the output so far, and the shell it runs on as. */
+function renderMoved(value: BackgroundValue): string {
+  const job = value.job_id === undefined ? '' : `, job ${value.job_id}`
+  const body = foregroundBody(value.stdout ?? { text: '', cut: 0 }, value.stderr ?? { text: '', cut: 0 })
+  return [
+    ...body === '' ? [] : [body.endsWith('\n') ? body.slice(0, -1) : body],
+    `[timed out after ${value.moved_after_ms ?? 0}ms: still running as ${value.shell_id} — do not run it again; you will be told when it ends]`,
+    `Shell ${value.shell_id} (pid ${value.pid}${job}). Output file: ${value.output_file}`,
+    `${readHint(value)}${value.stop_with === undefined ? '.' : `; stop it with ${value.stop_with}.`}`,
+  ].join('\n')
+}
+
 function renderBackground(value: BackgroundValue): string {
+  if (value.moved_after_ms !== undefined) return renderMoved(value)
   const job = value.job_id === undefined ? '' : `, job ${value.job_id}`
   if (value.wait === 'exited') {
     const how = value.signal === null || value.signal === undefined ? `exit code ${value.exit_code ?? 0}` : `signal ${value.signal}`
@@ -136,7 +170,7 @@ function renderBackground(value: BackgroundValue): string {
   if (value.wait === 'log-failed') lines.push(`The ${value.log_problem ?? 'log failed'} before a line matched wait_for: no later line can match; the shell is still running. ${lastLines(value.last_lines)}`)
   if (value.wait === 'timeout') lines.push(`No line matched wait_for in ${value.wait_ms ?? 0} ms; the shell is still running. ${lastLines(value.last_lines)}`)
   if (value.untested_lines !== undefined) lines.push(untested(value.untested_lines))
-  lines.push(value.stop_with === undefined ? 'Read the file for output.' : `Read the file for output; stop the shell with ${value.stop_with}.`)
+  lines.push(`${readHint(value)}${value.stop_with === undefined ? '.' : `; stop the shell with ${value.stop_with}.`}`)
   if (value.timeout_ignored === true) lines.push('[timeout does not apply to background shells; ignored]')
   if (value.world_limits !== undefined) lines.push(`[${value.world_limits}]`)
   return lines.join('\n')

@@ -1,7 +1,8 @@
 /** The /tasks command: the README's shell table (a human view) plus liveness, from registry records. */
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-commands'
-import { formatDuration } from '@gencode-ai/dsh-tool-common'
+import type { ToolExecution } from '@deepseek-ai/dsh-tools'
+import { formatDuration, toolNamed } from '@gencode-ai/dsh-tool-common'
 import { outputOf, statusOf } from '../shells/liveness.ts'
 import type { ShellSnapshot } from '../contract.ts'
 import type { ShellRegistry } from '../shells/registry.ts'
@@ -22,7 +23,8 @@ function row(cells: readonly string[]): string {
   return `│ ${fitted.join('')} │`
 }
 
-export function renderTasks(records: readonly ShellSnapshot[], now: number, stopTool: string | undefined): string {
+/** `readWith`: where new output is read (a line after the table). */
+export function renderTasks(records: readonly ShellSnapshot[], now: number, stopTool: string | undefined, readWith?: string): string {
   if (records.length === 0) return 'No background shells are running.'
   const lines = [
     'Active Background Tasks:',
@@ -32,9 +34,20 @@ export function renderTasks(records: readonly ShellSnapshot[], now: number, stop
     ...records.map((record) => row([record.id, record.command, ago(record.started_at, now), statusOf(record), outputOf(record, now)])),
     `└${RULE}┘`,
   ]
+  if (readWith !== undefined) lines.push('', readWith)
   if (stopTool === 'job_kill') lines.push('', 'Use job_kill with a job id to stop a task.')
   else if (stopTool !== undefined) lines.push('', `Use ${stopTool} with a shell_id to stop a task.`)
   return lines.join('\n')
+}
+
+/** The host's job_output for shells that are host jobs (new output only), else the read tool from a line, when registered. */
+function readHint(ctx: Context, agent: ToolExecution['agent'], shells: readonly ShellSnapshot[]): string | undefined {
+  const jobs = shells.filter((shell) => shell.job_id !== undefined)
+  if (jobs.length > 0 && ctx.tools.get('job_output', agent) !== undefined) {
+    return `Read new output with job_output <job id>: ${jobs.map((shell) => `${shell.id} is ${shell.job_id}`).join(', ')}.`
+  }
+  const read = toolNamed(ctx, agent === undefined ? {} : { agent }, 'read', 'read_file')
+  return shells.length > 0 && ctx.tools.get(read, agent) !== undefined ? `Read output with ${read} <output file> offset=<next line>.` : undefined
 }
 
 /** /tasks whenever ctx.commands is composed: the calling session's running shells (and agentless ones). */
@@ -47,7 +60,7 @@ export function provideTasksCommand(ctx: Context, registry: ShellRegistry): void
         // Right after a resume: the shells it takes back are listed once they are.
         await registry.takenBack(agent)
         const shells = registry.list(agent).filter((shell) => shell.status === 'running')
-        const table = renderTasks(shells, Date.now(), registry.stopTool())
+        const table = renderTasks(shells, Date.now(), registry.stopTool(), readHint(ctx, agent, shells))
         // Said once: the shells a dead host left running, stopped when this one started.
         const notice = registry.takeLeftoverNotice()
         return { kind: 'success', text: notice === undefined ? table : `${notice}.\n${table}` }

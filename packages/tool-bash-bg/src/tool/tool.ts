@@ -3,9 +3,9 @@ import type { Context } from '@deepseek-ai/cordis'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-jobs'
-import { aborted, blanksAsAbsent } from '@gencode-ai/dsh-tool-common'
+import { aborted, blanksAsAbsent, toolNamed } from '@gencode-ai/dsh-tool-common'
 import type { Config } from '../config.ts'
-import type { Launch } from '../contract.ts'
+import type { Launch, ShellSnapshot } from '../contract.ts'
 import { planLaunch } from '../shells/launch.ts'
 import type { ShellRegistry } from '../shells/registry.ts'
 import type { BackgroundShell } from '../shells/shell.ts'
@@ -14,7 +14,9 @@ import type { ShellWorld } from '../shells/world-types.ts'
 import { compileLinePattern, type LinePattern } from './line-pattern.ts'
 import { presentCall, presentResult } from './present.ts'
 import { foregroundValue, render, VALUE_SCHEMA, type BackgroundValue, type BashBgValue } from './render.ts'
+import type { NoticeOwner } from './notices.ts'
 import { waitForLine } from './wait-for.ts'
+import { Watches } from './watches.ts'
 
 declare module '@deepseek-ai/dsh-jobs' {
   interface JobKindMap {
@@ -32,11 +34,37 @@ function cut(command: string): string {
 }
 
 type Args = { command: string, timeout?: number, description?: string, run_in_background?: boolean, wait_for?: string }
+  & { watch?: string, watch_max?: number }
+
+/** A command that only sleeps: moving it to the background would only keep a timer. */
+const BARE_SLEEP = /^\s*sleep\s+(?:[\d.]+[smhd]?|infinity)\s*;?\s*$/
+
+/** Most lines a watch may be asked to report. */
+const MAX_WATCH = 200
+const DEFAULT_WATCH = 20
 
 type Started = { value: BackgroundValue, shell: BackgroundShell }
 
 /** `worlds`: what each call's world is made of (the plugin's local host and the rest). */
 export function createTool(ctx: Context, config: Config, registry: ShellRegistry, worlds: WorldParts): ToolDefinition {
+  const watches = new Watches(ctx)
+
+  /** The watch a call asks for, checked: its pattern and limit; the owner its notices go to. */
+  const validateWatch = (args: Args, owner: NoticeOwner | undefined) => {
+    if (args.watch_max !== undefined && (!Number.isInteger(args.watch_max) || args.watch_max < 1 || args.watch_max > MAX_WATCH)) {
+      throw new HarnessError(`invalid watch_max: expected a whole number from 1 to ${MAX_WATCH}, got ${JSON.stringify(args.watch_max)} — omit it for ${DEFAULT_WATCH}`, 'INVALID_ARGS')
+    }
+    if (args.watch === undefined) {
+      if (args.watch_max !== undefined) throw new HarnessError('invalid watch_max: it bounds a watch — add watch, or omit watch_max', 'INVALID_ARGS')
+      return undefined
+    }
+    if (args.run_in_background !== true) {
+      throw new HarnessError('invalid watch: it watches the lines of a background shell — add run_in_background: true, or omit watch', 'INVALID_ARGS')
+    }
+    if (owner === undefined) throw new HarnessError('invalid watch: its notices go to the calling agent, and this call has none — omit watch and read the log', 'INVALID_ARGS')
+    return { owner, source: args.watch, pattern: compileLinePattern(args.watch, 'watch'), max: args.watch_max ?? DEFAULT_WATCH }
+  }
+
   /** The wait_for pattern, when the call asks to wait. */
   const validate = (args: Args): LinePattern | undefined => {
     if (args.command.trim().length === 0) {
@@ -78,19 +106,52 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       throw new HarnessError(`too many background shells: this session already runs ${running.length} (maxEntries ${config.maxEntries}): ${ids} — ${hint}`, 'TOO_MANY_SHELLS')
     }
     const shell = await registry.start({ command: args.command, caller: exec.agent, launch, world })
-    const { record } = shell
-    const stopWith = registry.stopTool(record)
     const value: BackgroundValue = {
+      ...shellValue(shell.record, exec),
+      ...args.timeout !== undefined && args.wait_for === undefined ? { timeout_ignored: true } : {},
+      ...world.limits === undefined ? {} : { world: 'subprocess' as const, world_limits: world.limits },
+    }
+    return { value, shell }
+  }
+
+  /** A background shell as the value names it: where it is, how to read its new output and how to stop it. */
+  const shellValue = (record: ShellSnapshot, exec: ToolExecution): BackgroundValue => {
+    const stopWith = registry.stopTool(record)
+    const readTool = toolNamed(ctx, exec, 'read', 'read_file')
+    const readWith = record.job_id !== undefined && ctx.tools.get('job_output', exec.agent) !== undefined
+      ? 'job_output'
+      : ctx.tools.get(readTool, exec.agent) === undefined ? undefined : readTool
+    return {
       kind: 'background',
       shell_id: record.id,
       pid: record.pid,
       output_file: record.output_file,
       ...record.job_id !== undefined ? { job_id: record.job_id } : {},
-      ...args.timeout !== undefined && args.wait_for === undefined ? { timeout_ignored: true } : {},
       ...stopWith === undefined ? {} : { stop_with: stopWith },
-      ...world.limits === undefined ? {} : { world: 'subprocess' as const, world_limits: world.limits },
+      ...readWith === undefined ? {} : { read_with: readWith },
     }
-    return { value, shell }
+  }
+
+  /** Why a foreground run reaching its timeout is stopped rather than moved (undefined: it moves). */
+  const refuseMove = (args: Args, owner: string): string | undefined => {
+    if (BARE_SLEEP.test(args.command)) return 'a bare sleep only waits; it is stopped'
+    const running = registry.running(owner).length
+    if (running >= config.maxEntries) return `this session already runs ${running} background shells (maxEntries ${config.maxEntries})`
+    return undefined
+  }
+
+  /** A foreground run in the local world, with a jobs controller serving the call, may move to the background at its timeout. */
+  const runInForeground = async (args: Args, launch: Launch, world: ShellWorld, exec: ToolExecution): Promise<BashBgValue> => {
+    const timeoutMs = args.timeout ?? config.timeoutMs
+    const caller = exec.agent
+    const movable = config.onTimeout === 'background' && caller !== undefined && world.limits === undefined && registry.jobsServe(caller)
+    const move = movable ? registry.mover({ command: args.command, caller, launch, world }, () => refuseMove(args, caller.id)) : undefined
+    const options = { timeoutMs, maxOutputBytes: config.maxOutputBytes, signal: exec.signal }
+    const run = await world.run(launch, move === undefined ? options : { ...options, move })
+    if (run.aborted) throw aborted()
+    const moved = run.moved === true && move !== undefined ? registry.find(move.shellId, caller) : undefined
+    if (moved === undefined) return foregroundValue(run)
+    return { ...shellValue(moved, exec), moved_after_ms: timeoutMs, stdout: run.stdout, stderr: run.stderr }
   }
 
   /** Wait for a matching line, the shell's end, or the timeout (the shell keeps running). */
@@ -116,13 +177,15 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
   return blanksAsAbsent(defineTool({
     name: config.toolName,
     description: 'Run a bash command. Foreground: returns stdout, stderr and the exit code. '
-      + 'With run_in_background: true it returns at once with a shell_id and an output_file that collects stdout and stderr.',
+      + 'With run_in_background: true it returns at once with a shell_id and an output_file.',
     parameters: {
       command: { type: 'string', required: true, description: 'The bash command.' },
       timeout: { type: 'number', description: `ms: foreground timeout (default ${config.timeoutMs}, max ${config.maxTimeoutMs}), or the wait_for wait (default ${config.waitTimeoutMs}).` },
       description: { type: 'string', description: 'What the command does, in 5-10 words.' },
       run_in_background: { type: 'boolean', description: 'Run in the background; no timeout applies.' },
       wait_for: { type: 'string', description: 'With run_in_background: a regex; return once an output line matches (or the shell ends, or timeout).' },
+      watch: { type: 'string', description: 'With run_in_background: a regex; matching output lines reach you as notices.' },
+      watch_max: { type: 'integer', description: `Matches until the watch ends (default ${DEFAULT_WATCH}, max ${MAX_WATCH}).` },
     },
     output: {
       schema: VALUE_SCHEMA,
@@ -132,6 +195,7 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
     },
     async execute(args, exec): Promise<BashBgValue> {
       const pattern = validate(args)
+      const watch = validateWatch(args, exec.agent)
       // Chosen once, first: a call with no world to run in refuses before anything is looked at or started.
       const world = worldFor(ctx, worlds)
       const launch = await planLaunch(ctx, config.toolName, world, args.command, exec)
@@ -140,12 +204,11 @@ export function createTool(ctx: Context, config: Config, registry: ShellRegistry
       if (exec.signal.aborted) throw aborted()
       if (args.run_in_background === true) {
         const started = await startBackground(args, launch, world, exec)
+        // In the tick the shell started (its log's pieces are told after that tick): the watch sees its first byte.
+        if (watch !== undefined) watches.arm(started.shell, watch.owner, watch)
         return pattern === undefined ? started.value : waitFor(started, args, pattern, exec.signal)
       }
-      const timeoutMs = args.timeout ?? config.timeoutMs
-      const run = await world.run(launch, { timeoutMs, maxOutputBytes: config.maxOutputBytes, signal: exec.signal })
-      if (run.aborted) throw aborted()
-      return foregroundValue(run)
+      return runInForeground(args, launch, world, exec)
     },
     presentCall,
     presentResult,
