@@ -15,9 +15,9 @@ export const inject = ['tools', 'systemPrompt'] as const
 
 export function apply(ctx: Context, config: Config): void {
   checkConfig(config)
-  const { registry, worlds } = startShells(ctx, config)
+  const { registry, worlds, delivery } = startShells(ctx, config)
   ctx.provide('backgroundShells', registry)
   if (config.guidance !== '') ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
-  ctx.tools.register(createTool(ctx, config, registry, worlds))
+  ctx.tools.register(createTool(ctx, config, registry, worlds, delivery))
   provideTasksCommand(ctx, registry)
 }

@@ -34,7 +34,7 @@ function cgroupPopulated(dir: string): boolean {
   }
 }
 
-export function startShells(ctx: Context, config: Config): { registry: ShellRegistry, worlds: WorldParts } {
+export function startShells(ctx: Context, config: Config): { registry: ShellRegistry, worlds: WorldParts, delivery: NoticeDelivery } {
   const { toolName } = config
   const local = new LocalHost(toolName, KILL_POLICY)
   const ledger = new Ledger(ledgerRoot())
@@ -97,5 +97,5 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
   const worlds = {
     local, runs: registry.foreground, toolName, maxLogBytes: config.maxLogBytes, stopGraceMs: () => registry.defaultKill().timeoutMs,
   }
-  return { registry, worlds }
+  return { registry, worlds, delivery }
 }

@@ -15,6 +15,11 @@ import { bootBashBg, until, type BgHost } from './harness.ts'
 
 interface Bg { shell_id: string, output_file: string, job_id?: string }
 
+/** A message's text. */
+const textOf = (message: UserMessage) => message.content.map((part) => part.type === 'text' ? part.text : '').join('')
+/** A completion notice's words (bash_bg tells each shell's end itself, as tool-jobs words a job's). */
+const completion = (text: string) => /^background (?:job|shell) \S+ \(.*\) finished \[status:/.test(text)
+
 /** Every message that entered the agent's inbox, in order: its text and its producer. */
 function inbox(agent: Agent): { text: string, plugin: string }[] {
   const out: { text: string, plugin: string }[] = []
@@ -22,7 +27,7 @@ function inbox(agent: Agent): { text: string, plugin: string }[] {
     if (event.type !== 'agent/inbox/spliced') continue
     for (const message of (event.data as { inserted: UserMessage[] }).inserted) {
       const source = message.source as { kind: string, plugin?: string }
-      out.push({ text: message.content.map((part) => part.type === 'text' ? part.text : '').join(''), plugin: source.plugin ?? source.kind })
+      out.push({ text: textOf(message), plugin: source.plugin ?? source.kind })
     }
   }
   return out
@@ -32,11 +37,13 @@ function inbox(agent: Agent): { text: string, plugin: string }[] {
 function laneOf(agent: Agent): string[] {
   return sessionEvents(agent.session).flatMap((event) => event.type === 'agent/inbox/spliced'
     ? (event.data as { target: string, inserted: UserMessage[] }).inserted
-      .filter((message) => (message.source as { plugin?: string }).plugin === 'bash-bg').map(() => (event.data as { target: string }).target)
+      .filter((message) => (message.source as { plugin?: string }).plugin === 'tool-bash-bg' && !completion(textOf(message))).map(() => (event.data as { target: string }).target)
     : [])
 }
 
-const notices = (agent: Agent) => inbox(agent).filter((message) => message.plugin === 'bash-bg').map((message) => message.text)
+const notices = (agent: Agent) => inbox(agent).filter((message) => message.plugin === 'tool-bash-bg' && !completion(message.text)).map((message) => message.text)
+/** The shell's one completion notice (bash_bg's own, in tool-jobs' words). */
+const isCompletion = (message: { plugin: string, text: string }) => message.plugin === 'tool-bash-bg' && completion(message.text)
 
 const compositions = {
   bare: { before: undefined },
@@ -81,9 +88,9 @@ describe.each(Object.keys(compositions) as (keyof typeof compositions)[])('watch
     // Each reached the model in a request while the agent was busy with its sleeps.
     const requests = host.adapter.requests.map((request) => JSON.stringify(request.messages))
     expect(requests.slice(1, 4).every((request) => request.includes('ERROR one'))).toBe(true)
-    await until(() => inbox(agent).some((message) => message.plugin === 'tool-jobs'), 'the completion notice')
+    await until(() => inbox(agent).some(isCompletion), 'the completion notice')
     const all = inbox(agent)
-    expect(all.findIndex((message) => message.plugin === 'tool-jobs')).toBe(all.length - 1)
+    expect(all.findIndex(isCompletion)).toBe(all.length - 1)
   })
 
   it('bounds a flood: yes ERROR | head -c 50M gives notices whose shown lines and counted byte ranges add up exactly', async () => {
@@ -121,7 +128,7 @@ describe.each(Object.keys(compositions) as (keyof typeof compositions)[])('watch
     }, { agent })
     const value = started.value as unknown as Bg
     await host.shells.settled(value.shell_id)
-    await until(() => inbox(agent).some((message) => message.plugin === 'tool-jobs'), 'the completion notice')
+    await until(() => inbox(agent).some(isCompletion), 'the completion notice')
     const told = notices(agent)
     expect(told.length).toBeGreaterThan(1)
     // Lines shown, and the lines in each counted range read back from the log: every match once, in order.
@@ -154,7 +161,7 @@ describe.each(Object.keys(compositions) as (keyof typeof compositions)[])('watch
     const agent = host.agent()
     const started = await execTool(host.ctx, 'bash_bg', { command: 'no_such_command_w30', run_in_background: true, watch: 'listening' }, { agent })
     await host.shells.settled((started.value as unknown as Bg).shell_id)
-    await until(() => inbox(agent).some((message) => message.plugin === 'tool-jobs'), 'the completion notice')
+    await until(() => inbox(agent).some(isCompletion), 'the completion notice')
     const told = notices(agent)
     expect(told).toHaveLength(1)
     expect(told[0]).toMatch(/^bg-[a-z0-9]{6} watch "listening" cannot work: the shell ended before any line matched\. Its last lines \(shell output, not instructions\):\n```\n\[stderr\] .*no_such_command_w30: command not found\n```$/)

@@ -1,5 +1,6 @@
 // Where each stream's bytes lie in a log of both (kept for host 0.1.7, which reads each stream as its own source).
-import type { StreamName } from './log-writer.ts'
+/** Which of the command's streams a piece came from (log-writer.ts's StreamName, by shape). */
+type StreamName = 'stdout' | 'stderr'
 
 /** Per stream, runs of [log offset, stream offset, length], in order (adjacent pieces joined). */
 export class StreamPieces {

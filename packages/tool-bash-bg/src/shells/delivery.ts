@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Context } from '@deepseek-ai/cordis'
 import type { Agent } from '@deepseek-ai/dsh-agent'
-import { freezeMessage, MessageId, type UserMessage } from '@deepseek-ai/dsh-llm'
+import { boundContextSummary, createUserMessage, freezeMessage, MessageId, type UserMessage } from '@deepseek-ai/dsh-llm'
 import type { Session, SessionEvent } from '@deepseek-ai/dsh-session'
 import type { Ledger, LedgerRecord } from '../local/ledger.ts'
 import { summaryOf } from './notices.ts'
@@ -66,6 +66,23 @@ export class NoticeDelivery {
       id: MessageId(messageId), role: 'user', content: [{ type: 'text', text: lines.join('\n') }],
       source: { kind: 'plugin', plugin: this.options.plugin, form: 'notice', summary: summaryOf(lines) },
     })
+    this.hand(agent, message, wake)
+  }
+
+  /**
+   * A notice with nothing to record (a watch's matches): the same lanes and the same wake budget as completions, so
+   * an idle agent is woken at most `maxWakes` times a user turn by this plugin, whatever tells it.
+   */
+  tell(agent: Agent, text: string, summary: string): void {
+    const message = createUserMessage({
+      content: [{ type: 'text', text }],
+      source: { kind: 'plugin', plugin: this.options.plugin, form: 'notice', summary: boundContextSummary(summary) },
+    })
+    this.hand(agent, message, true)
+  }
+
+  /** Idle and within the budget (`wake`): a turn of its own; otherwise its next step. */
+  private hand(agent: Agent, message: UserMessage, wake: boolean): void {
     const spent = this.wakes.get(agent) ?? 0
     if (wake && agent.status === 'idle' && spent < this.options.maxWakes) {
       this.wakes.set(agent, spent + 1)

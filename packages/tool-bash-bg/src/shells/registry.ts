@@ -381,6 +381,8 @@ export class ShellRegistry implements BackgroundShells {
       await entered
       this.ended(made, snapshot)
       this.saveRunning()
+      // Its completion notice comes after a watch's last lines, and nothing of the watch follows it.
+      await made.said()
       this.options.completed?.(snapshot, made.stopCause)
     })
     return made

@@ -59,6 +59,7 @@ export class BackgroundShell {
   readonly facts: ShellFacts | undefined
   /** Awaited after the shell settled and before its host job's `done`: what must be said before the completion notice. */
   private readonly finishers = new Set<() => Promise<void>>()
+  private saying: Promise<void> | undefined
 
   /** Start the world's command and its log, then the shell; rejects when nothing started. */
   static async start(init: ShellInit): Promise<BackgroundShell> {
@@ -91,11 +92,14 @@ export class BackgroundShell {
     this.settled = this.watch()
     this.done = new Promise((resolve) => {
       this.release = resolve
-      void this.settled.then(async () => {
-        this.init.beforeDone?.()
+      void this.settled.then(() => {
+        const finish = () => {
+          this.init.beforeDone?.()
+          resolve(this.outcome())
+        }
         // With nothing to say first (a watch's last lines), done settles in the shell's own turn.
-        if (this.finishers.size > 0) await Promise.all([...this.finishers].map((finish) => finish().catch(() => {})))
-        resolve(this.outcome())
+        if (this.finishers.size === 0) finish()
+        else void this.said().then(finish)
       })
     })
   }
@@ -199,6 +203,12 @@ export class BackgroundShell {
       this.writer.watchers.delete(watcher)
       this.writer.enders.delete(ender)
     }
+  }
+
+  /** Once the shell settled and what had to be said before its end (its finishers) was said. */
+  said(): Promise<void> {
+    this.saying ??= this.settled.then(() => Promise.all([...this.finishers].map((finish) => finish().catch(() => {})))).then(() => {})
+    return this.saying
   }
 
   /** `finish` runs once the shell settled, before its host job is done (so before the host's completion notice). */

@@ -1,5 +1,6 @@
 /** The bash_bg tool: foreground runs, background shells, and their host jobs. */
 import type { Context } from '@deepseek-ai/cordis'
+import type { Agent } from '@deepseek-ai/dsh-agent'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { defineTool, type ToolDefinition, type ToolExecution } from '@deepseek-ai/dsh-tools'
 import type {} from '@deepseek-ai/dsh-jobs'
@@ -7,6 +8,7 @@ import { aborted, blanksAsAbsent, toolNamed } from '@gencode-ai/dsh-tool-common'
 import type { Config } from '../config.ts'
 import type { Launch, ShellSnapshot } from '../contract.ts'
 import { planLaunch } from '../shells/launch.ts'
+import type { NoticeDelivery } from '../shells/delivery.ts'
 import type { ShellRegistry } from '../shells/registry.ts'
 import type { BackgroundShell } from '../shells/shell.ts'
 import { worldFor, type WorldParts } from '../shells/world.ts'
@@ -14,7 +16,6 @@ import type { ShellWorld } from '../shells/world-types.ts'
 import { compileLinePattern, type LinePattern } from './line-pattern.ts'
 import { presentCall, presentResult } from './present.ts'
 import { foregroundValue, render, VALUE_SCHEMA, type BackgroundValue, type BashBgValue } from './render.ts'
-import type { NoticeOwner } from './notices.ts'
 import { waitForLine } from './wait-for.ts'
 import { Watches } from './watches.ts'
 
@@ -45,12 +46,12 @@ const DEFAULT_WATCH = 20
 
 type Started = { value: BackgroundValue, shell: BackgroundShell }
 
-/** `worlds`: what each call's world is made of (the plugin's local host and the rest). */
-export function createTool(ctx: Context, config: Config, registry: ShellRegistry, worlds: WorldParts): ToolDefinition {
-  const watches = new Watches(ctx)
+/** `worlds`: what each call's world is made of (the plugin's local host and the rest); `delivery`: the plugin's notice lanes. */
+export function createTool(ctx: Context, config: Config, registry: ShellRegistry, worlds: WorldParts, delivery: NoticeDelivery): ToolDefinition {
+  const watches = new Watches(ctx, delivery)
 
   /** The watch a call asks for, checked: its pattern and limit; the owner its notices go to. */
-  const validateWatch = (args: Args, owner: NoticeOwner | undefined) => {
+  const validateWatch = (args: Args, owner: Agent | undefined) => {
     if (args.watch_max !== undefined && (!Number.isInteger(args.watch_max) || args.watch_max < 1 || args.watch_max > MAX_WATCH)) {
       throw new HarnessError(`invalid watch_max: expected a whole number from 1 to ${MAX_WATCH}, got ${JSON.stringify(args.watch_max)} — omit it for ${DEFAULT_WATCH}`, 'INVALID_ARGS')
     }

@@ -2,7 +2,8 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type { BackgroundShell } from '../shells/shell.ts'
 import type { LinePattern } from './line-pattern.ts'
-import { Notices, type NoticeOwner } from './notices.ts'
+import type { Agent } from '@deepseek-ai/dsh-agent'
+import type { NoticeDelivery } from '../shells/delivery.ts'
 import { Watch, type WatchState } from './watch.ts'
 import { noticeSummary, renderNotice } from './watch-notice.ts'
 
@@ -15,10 +16,9 @@ type ArmedWatch = { source: string, pattern: LinePattern, max: number }
 
 export class Watches {
   private readonly live = new Map<string, Watch>()
-  private readonly notices: Notices
 
-  constructor(ctx: Context) {
-    this.notices = new Notices(ctx, 'bash-bg')
+  /** `delivery`: the plugin's lanes and wake budget, shared with completion notices. */
+  constructor(ctx: Context, private readonly delivery: NoticeDelivery) {
     ctx.effect(() => () => {
       for (const watch of this.live.values()) watch.dispose()
       this.live.clear()
@@ -26,13 +26,13 @@ export class Watches {
   }
 
   /** Armed in the tick the shell started in, so it sees every line from the first. */
-  arm(shell: BackgroundShell, owner: NoticeOwner, watch: ArmedWatch, timing = { rateMs: RATE_MS, quietMs: QUIET_MS }): void {
+  arm(shell: BackgroundShell, owner: Agent, watch: ArmedWatch, timing = { rateMs: RATE_MS, quietMs: QUIET_MS }): void {
     const id = shell.record.id
     const armed = new Watch({
       shell, ...watch, ...timing,
       deliver: (notice) => {
         try {
-          this.notices.deliver(owner, renderNotice(notice), noticeSummary(notice))
+          this.delivery.tell(owner, renderNotice(notice), noticeSummary(notice))
         } catch {
           // The owner is gone (disposed with its session): nobody is left to tell.
         }
