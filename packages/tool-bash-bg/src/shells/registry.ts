@@ -382,7 +382,7 @@ export class ShellRegistry implements BackgroundShells {
       this.ended(made, snapshot)
       this.saveRunning()
       // Its completion notice comes after a watch's last lines, and nothing of the watch follows it.
-      await made.said()
+      if (made.saysMore) await made.said()
       this.options.completed?.(snapshot, made.stopCause)
     })
     return made

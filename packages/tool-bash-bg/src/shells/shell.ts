@@ -205,6 +205,11 @@ export class BackgroundShell {
     }
   }
 
+  /** Whether something must be said before its end is (a watch's last lines): else its end is told in its own turn. */
+  get saysMore(): boolean {
+    return this.finishers.size > 0
+  }
+
   /** Once the shell settled and what had to be said before its end (its finishers) was said. */
   said(): Promise<void> {
     this.saying ??= this.settled.then(() => Promise.all([...this.finishers].map((finish) => finish().catch(() => {})))).then(() => {})
