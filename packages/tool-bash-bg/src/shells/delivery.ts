@@ -53,7 +53,7 @@ export class NoticeDelivery {
    * Hand one notice telling of `records` to `agent`: recorded `delivering` first. `wake`: an idle agent may start a
    * turn for it (within the wake budget); otherwise it waits for the next step.
    */
-  send(agent: Agent, records: readonly LedgerRecord[], lines: readonly string[], wake: boolean, messageId = `bash-bg-${randomUUID()}`): void {
+  send(agent: Agent, records: readonly LedgerRecord[], lines: readonly string[], wake: boolean, messageId = `bash-bg-${randomUUID()}`): string {
     const ledger = this.options.ledger()
     try {
       for (const record of records) ledger?.update(agent.id, record.shellId, { delivery: { messageId, state: 'delivering' } })
@@ -90,6 +90,7 @@ export class NoticeDelivery {
     } else {
       agent.inject(message)
     }
+    return messageId
   }
 
   /** The notice is in the log: once it is durable, the record says delivered, and an ended shell's record goes. */

@@ -66,6 +66,8 @@ function ownedByUs(pid: number): boolean {
 export class TakeBack {
   /** The take-back of each resumed session, awaited by its first step. */
   private readonly gates = new Map<string, Promise<void>>()
+  /** The notices each session's take-back handed over: a step that waited for it takes them in (see the pre-step). */
+  private readonly told = new Map<string, Set<string>>()
 
   constructor(private readonly options: TakeBackOptions) {}
 
@@ -81,13 +83,22 @@ export class TakeBack {
     })
     ctx.on('agent/pre-step', async ({ agent }, next) => {
       const gate = this.gates.get(agent.id)
-      if (gate !== undefined) {
-        await gate
-        this.gates.delete(agent.id)
-      }
-      return next()
+      if (gate === undefined) return next()
+      await gate
+      this.gates.delete(agent.id)
+      const decision = await next()
+      const told = this.told.get(agent.id) ?? new Set<string>()
+      this.told.delete(agent.id)
+      // The step claimed its inbox before it waited: a notice injected meanwhile enters this step, first, not the next.
+      const late = agent.inbox.nextStep.filter((message) => told.has(message.id))
+      if (decision.kind !== 'enter' || late.length === 0) return decision
+      for (const message of late) agent.inbox.remove(message.id)
+      return { kind: 'enter', messages: [...late, ...decision.messages] }
     })
-    ctx.on('agent/disposed', ({ agent }) => { this.gates.delete(agent.id) })
+    ctx.on('agent/disposed', ({ agent }) => {
+      this.gates.delete(agent.id)
+      this.told.delete(agent.id)
+    })
   }
 
   /** Whether the record's shell still runs: in our PID namespace, its leader the same process and ours, or its cgroup not empty. */
@@ -105,17 +116,19 @@ export class TakeBack {
     const records = ledger.list(agent.id)
       .filter((record) => record.session === agent.id && record.pidns === this.options.pidns && !this.options.known(record.shellId))
     if (records.length === 0 || !this.options.claim(agent.id)) return
+    const handed = new Set<string>()
+    this.told.set(agent.id, handed)
     delivery.recover(agent, records.filter((record) => record.delivery !== undefined), (group, messageId) => {
-      delivery.send(agent, group, group.map((record) => retellLine(record, Date.now())), false, messageId)
+      handed.add(delivery.send(agent, group, group.map((record) => retellLine(record, Date.now())), false, messageId))
     })
     const now = Date.now()
     const running: string[] = []
-    const told: LedgerRecord[] = []
+    const ended: LedgerRecord[] = []
     const unattended = new Set<string>()
     for (const record of records) {
       if (record.delivery !== undefined) continue
       if (record.state !== 'running') {
-        told.push(record)
+        ended.push(record)
         continue
       }
       if (this.alive(record)) {
@@ -128,10 +141,11 @@ export class TakeBack {
       const patch: LedgerPatch = exit === undefined
         ? { state: 'interrupted' }
         : { state: exit.ttlKilled === true ? 'killed' : 'ended', exitCode: exit.code, signal: exit.signal, endedAt: exit.endedAt }
-      told.push(ledger.update(agent.id, record.shellId, patch) ?? { ...record, ...patch })
+      ended.push(ledger.update(agent.id, record.shellId, patch) ?? { ...record, ...patch })
       unattended.add(record.shellId)
     }
-    if (told.length === 0 && running.length === 0) return
-    delivery.send(agent, told, [...running, ...told.map((record) => resumeLine(record, now, 0, unattended.has(record.shellId)))], false)
+    if (ended.length === 0 && running.length === 0) return
+    const lines = [...running, ...ended.map((record) => resumeLine(record, now, 0, unattended.has(record.shellId)))]
+    handed.add(delivery.send(agent, ended, lines, false))
   }
 }
