@@ -12,6 +12,13 @@ import type { WorldParts } from './shells/world.ts'
 export function startShells(ctx: Context, config: Config): { registry: ShellRegistry, worlds: WorldParts } {
   const { toolName } = config
   const local = new LocalHost(toolName, KILL_POLICY)
+  const ledger = new Ledger(ledgerRoot())
+  // Bounded at each start, off the boot path (LEDGER_LIMITS).
+  setImmediate(() => {
+    try {
+      ledger.prune()
+    } catch {}
+  }).unref()
   const registry = new ShellRegistry({
     toolName,
     host: local.dir,
@@ -22,7 +29,7 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     jobKill: () => ctx.get('tools')?.get('job_kill') === undefined ? undefined : 'job_kill',
     keepOnExit: config.keepOnExit,
     orphanTtlMs: config.orphanTtlMs,
-    ledger: new Ledger(ledgerRoot()),
+    ledger,
   })
   // Hosts of other PID namespaces are judged by their socket, off the boot path.
   const reaped = local.reap()
