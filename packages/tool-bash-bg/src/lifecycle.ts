@@ -38,6 +38,12 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
   const { toolName } = config
   const local = new LocalHost(toolName, KILL_POLICY)
   const ledger = new Ledger(ledgerRoot())
+  // Bounded at each start, off the boot path (LEDGER_LIMITS).
+  setImmediate(() => {
+    try {
+      ledger.prune()
+    } catch {}
+  }).unref()
   const claims = new SessionClaims(
     { pid: process.pid, start: local.census.startTime(process.pid) ?? 0, pidns: local.dir.pidns, host: local.dir.name },
     (pid) => local.census.startTime(pid),
