@@ -67,6 +67,7 @@ export class NoticeDelivery {
       source: { kind: 'plugin', plugin: this.options.plugin, form: 'notice', summary: summaryOf(lines) },
     })
     this.hand(agent, message, wake)
+    return messageId
   }
 
   /**
@@ -90,7 +91,6 @@ export class NoticeDelivery {
     } else {
       agent.inject(message)
     }
-    return messageId
   }
 
   /** The notice is in the log: once it is durable, the record says delivered, and an ended shell's record goes. */
