@@ -61,7 +61,8 @@ describe('completion notices while the host runs', () => {
       const bg = await startBg(agent, `exit ${i}`)
       shells.push(bg)
       await host.shells.settled(bg.shell_id)
-      await until(() => agent.status === 'idle' && turns() === Math.min(i + 1, 3), `the turn woken by notice ${i + 1}`)
+      // Past the budget the notice waits in the inbox: wait until it is handed over (its end is told a few ticks after it settles).
+      await until(() => agent.status === 'idle' && turns() === Math.min(i + 1, 3) && agent.inbox.nextStep.length === Math.max(0, i - 2), `notice ${i + 1}`)
     }
     expect(turns()).toBe(3)
     expect(agent.inbox.nextStep).toHaveLength(2)
