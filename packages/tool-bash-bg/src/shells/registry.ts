@@ -1,21 +1,20 @@
 /** The `backgroundShells` service: every shell this plugin started, by id, and the one owner of their stops. */
 import { randomInt } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import type { BackgroundShells, Caller, KillRequest, Launch, ShellSnapshot, StopOutcome, StopperOptions } from '../contract.ts'
-import { noLog, type HostDir } from '../local/host-dir.ts'
+import type { HostDir } from '../local/host-dir.ts'
 import type { AtExit } from '../local/host.ts'
-import { LogWriter } from '../local/log-writer.ts'
 import { exitFileOf, type Ledger, type LedgerPatch, type LedgerRecord } from '../local/ledger.ts'
 import type { HostJobs } from './jobs-adapter.ts'
 import type { StopCause } from './completions.ts'
-import { closed } from './foreground.ts'
 import { ForegroundRuns } from './foreground-runs.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { liveness } from './liveness.ts'
 import { BackgroundShell, type ShellInit } from './shell.ts'
-import type { Mover, ShellWorld, StartedCommand, StartedShell } from './world-types.ts'
+import type { Mover, ShellWorld, StartedShell } from './world-types.ts'
+import { hostLog, hostWritten } from './written-here.ts'
 
 /** The crash record is rewritten at most this often, off the launch path (crash cleanup goes by the host mark anyway). */
 const SAVE_DELAY_MS = 200
@@ -32,19 +31,6 @@ interface Prepared {
   init: ShellInit
   files: ReturnType<typeof BackgroundShell.files>
   made: { shell?: BackgroundShell }
-}
-
-/** A moved foreground run as a started shell: its processes, and the log this host has written from its first byte. */
-function movedShell(started: StartedCommand, writer: LogWriter): StartedShell {
-  const streams = [started.stdout, started.stderr]
-  const log = Object.assign(writer, {
-    drained: async (ms: number) => {
-      const all = await closed(streams, ms)
-      for (const stream of streams) stream.destroy()
-      return all
-    },
-  })
-  return { processes: started.processes, log, release: started.release }
 }
 
 export interface RegistryOptions {
@@ -310,12 +296,7 @@ export class ShellRegistry implements BackgroundShells {
   mover(start: ShellStart & { caller: Caller }, refuse: () => string | undefined): Mover {
     const prepared = this.prepare(start, false)
     const { init, files } = prepared
-    let writer: LogWriter
-    try {
-      writer = new LogWriter(init.outputFile, init.maxLogBytes, init.toolName, files.streams, init.streams === true)
-    } catch (error) {
-      throw noLog(init.toolName, dirname(init.outputFile), (error as NodeJS.ErrnoException).code ?? String(error))
-    }
+    const writer = hostLog(files)
     return {
       shellId: init.id,
       attach: (started) => {
@@ -326,7 +307,7 @@ export class ShellRegistry implements BackgroundShells {
         const refused = refuse()
         if (refused !== undefined) return refused
         try {
-          this.register(prepared, start.caller, movedShell(started, writer), true)
+          this.register(prepared, start.caller, hostWritten(started, writer), true)
           return undefined
         } catch (error) {
           return error instanceof Error ? error.message : String(error)
