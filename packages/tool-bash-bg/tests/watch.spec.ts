@@ -16,7 +16,7 @@ import { bootBashBg, until, type BgHost } from './harness.ts'
 interface Bg { shell_id: string, output_file: string, job_id?: string }
 
 /** A message's text. */
-const textOf = (message: UserMessage) => message.content.map((part) => part.type === 'text' ? part.text : '').join('')
+const messageText = (message: UserMessage) => message.content.map((part) => part.type === 'text' ? part.text : '').join('')
 /** A completion notice's words (bash_bg tells each shell's end itself, as tool-jobs words a job's). */
 const completion = (text: string) => /^background (?:job|shell) \S+ \(.*\) finished \[status:/.test(text)
 
@@ -27,7 +27,7 @@ function inbox(agent: Agent): { text: string, plugin: string }[] {
     if (event.type !== 'agent/inbox/spliced') continue
     for (const message of (event.data as { inserted: UserMessage[] }).inserted) {
       const source = message.source as { kind: string, plugin?: string }
-      out.push({ text: textOf(message), plugin: source.plugin ?? source.kind })
+      out.push({ text: messageText(message), plugin: source.plugin ?? source.kind })
     }
   }
   return out
@@ -37,7 +37,7 @@ function inbox(agent: Agent): { text: string, plugin: string }[] {
 function laneOf(agent: Agent): string[] {
   return sessionEvents(agent.session).flatMap((event) => event.type === 'agent/inbox/spliced'
     ? (event.data as { target: string, inserted: UserMessage[] }).inserted
-      .filter((message) => (message.source as { plugin?: string }).plugin === 'tool-bash-bg' && !completion(textOf(message))).map(() => (event.data as { target: string }).target)
+      .filter((message) => (message.source as { plugin?: string }).plugin === 'tool-bash-bg' && !completion(messageText(message))).map(() => (event.data as { target: string }).target)
     : [])
 }
 

@@ -223,7 +223,8 @@ export class KeeperClient {
         return
       }
       const said = { exit: false, drained: false }
-      const handle = { leader: new KeptLeader(message.pid, message.start), feed: new KeptFeed(pending.request.files.log, pending.pieces), said }
+      const feed = new KeptFeed(pending.request.files.log, pending.pieces)
+      const handle = { leader: new KeptLeader(message.pid, message.start), feed, said }
       this.shells.set(message.id, handle)
       pending.resolve(handle)
       return

@@ -30,7 +30,10 @@ export class LogWriter {
   /** With `pieces`: where each stream's bytes lie. */
   private readonly kept: StreamPieces | undefined
 
-  /** `toolName`: the name the cap's marker gives; `streams`: the sidecar's path, when one is kept; `pieces`: keep where each stream's bytes lie. */
+  /**
+   * `toolName`: the name the cap's marker gives; `streams`: the sidecar's path, when one is kept; `pieces`: keep where
+   * each stream's bytes lie.
+   */
   constructor(readonly path: string, private readonly maxBytes: number, toolName: string, private streams?: string, pieces = false) {
     this.kept = pieces ? new StreamPieces() : undefined
     // O_EXCL: a log is always a new file of ours, never someone else's file at a guessed path.

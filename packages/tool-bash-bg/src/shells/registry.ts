@@ -164,7 +164,8 @@ export class ShellRegistry implements BackgroundShells {
     const keep = this.keepAll(live.filter((shell) => shell.facts?.keeper !== undefined))
     await Promise.all([
       this.foreground.stopAll(),
-      ...live.filter((shell) => shell.facts?.keeper === undefined).map((shell) => shell.terminate(this.defaultKill(), true).catch(() => {})),
+      ...live.filter((shell) => shell.facts?.keeper === undefined)
+        .map((shell) => shell.terminate(this.defaultKill(), true).catch(() => {})),
     ])
     return keep
   }
@@ -261,7 +262,8 @@ export class ShellRegistry implements BackgroundShells {
       keepOnTeardown: kept && this.options.keepOnExit,
       beforeDone: () => {
         const jobId = made.shell?.record.job_id
-        if (this.options.completed !== undefined && jobId !== undefined && start.caller !== undefined) this.options.jobs()?.hold(jobId, start.caller)
+        if (this.options.completed === undefined || jobId === undefined || start.caller === undefined) return
+        this.options.jobs()?.hold(jobId, start.caller)
       },
       // Host 0.1.7 reads each stream as its own source.
       streams: this.options.jobs()?.line === '0.1.7',

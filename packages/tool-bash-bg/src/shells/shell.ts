@@ -70,7 +70,8 @@ export class BackgroundShell {
     const { outputFile, maxLogBytes, toolName, files } = init
     return {
       log: outputFile, streams: files?.streams ?? outputFile.replace(/\.log$/, '.streams'), exitFile: files?.exitFile ?? '', maxLogBytes, toolName,
-      ttlMs: files?.ttlMs ?? 0, ...files?.ledger === undefined ? {} : { ledger: files.ledger }, ...init.streams === true ? { pieces: true } : {},
+      ttlMs: files?.ttlMs ?? 0, ...files?.ledger === undefined ? {} : { ledger: files.ledger },
+      ...init.streams === true ? { pieces: true } : {},
     }
   }
 

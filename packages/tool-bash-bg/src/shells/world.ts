@@ -63,7 +63,8 @@ export function localWorld(local: LocalHost, runs: ForegroundRuns): ShellWorld {
     baseEnv: () => scrubbedParentEnv(),
     start: (launch, shellId, files) => {
       const { ttlMs, ledger, pieces, ...kept } = files
-      return local.startKept(launch, shellId, { files: { ...kept }, ttlMs, ...ledger === undefined ? {} : { ledger }, pieces: pieces === true })
+      const plan = { files: { ...kept }, ttlMs, ...ledger === undefined ? {} : { ledger }, pieces: pieces === true }
+      return local.startKept(launch, shellId, plan)
     },
     run: (launch, options) => runs.run(options.signal, (signal, started) => {
       // A run that may move is marked as the shell it would become.

@@ -47,7 +47,9 @@ const DEFAULT_WATCH = 20
 type Started = { value: BackgroundValue, shell: BackgroundShell }
 
 /** `worlds`: what each call's world is made of (the plugin's local host and the rest); `delivery`: the plugin's notice lanes. */
-export function createTool(ctx: Context, config: Config, registry: ShellRegistry, worlds: WorldParts, delivery: NoticeDelivery): ToolDefinition {
+export function createTool(
+  ctx: Context, config: Config, registry: ShellRegistry, worlds: WorldParts, delivery: NoticeDelivery,
+): ToolDefinition {
   const watches = new Watches(ctx, delivery)
 
   /** The watch a call asks for, checked: its pattern and limit; the owner its notices go to. */
