@@ -1,11 +1,50 @@
+import { relative } from 'node:path'
 import { configDefaults, defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
  * Packages whose spec files share one module graph per worker (isolate: false): each spec boots its own host and disposes
- * it, and none patches modules, the environment or process handlers. Loading the DSH host's modules again for every
- * file was about a fifth of the suite's time; the rest stay isolated (spies, TMPDIR, exit hooks).
+ * it, and none patches modules or process handlers (a hardening spec sets only its own process marker in the
+ * environment, read by its own cases). Loading the DSH host's modules again for every file was about a fifth of the
+ * suite's time (1.4 s a hardening file, measured under load); the rest stay isolated (spies, TMPDIR, exit hooks).
  */
-const SHARED = 'packages/{common,testkit,tool-list-dir,tool-read,playground}'
+const SHARED = 'packages/{common,testkit,tool-list-dir,tool-read,playground,hardening}'
+
+/**
+ * The longest files, longest first (seconds each in a measured run, two workers): started first, they run beside the
+ * many short ones instead of after them. Vitest orders by its own cache of durations, which a fresh clone lacks (it
+ * then runs one project's files, by size, before the other's: the longest last, alone on one worker).
+ */
+const LONGEST = [
+  'packages/playground/tests/dsh-cli.spec.ts',
+  'packages/hardening/tests/fuzz-bash-bg.spec.ts',
+  'packages/playground/tests/console.spec.ts',
+  'packages/hardening/tests/wait-for-cost.spec.ts',
+  'packages/hardening/tests/pdf-bomb.spec.ts',
+  'packages/tool-read/tests/plugin.spec.ts',
+  'packages/tool-read/tests/bmp.spec.ts',
+  'packages/tool-bash-bg/tests/installed.spec.ts',
+  'packages/tool-read/tests/pdf-bounds.spec.ts',
+  'packages/tool-bash-bg/tests/world.spec.ts',
+  'packages/tool-read/tests/differential.spec.ts',
+  'packages/hardening/tests/fuzz-kill-shell.spec.ts',
+  'packages/hardening/tests/hostile-rules.spec.ts',
+  'packages/hardening/tests/shutdown-kills.spec.ts',
+]
+
+/** A file's place in LONGEST; every other file after them. */
+function rank(spec: TestSpecification): number {
+  const at = LONGEST.indexOf(relative(spec.project.config.root, spec.moduleId))
+  return at === -1 ? LONGEST.length : at
+}
+
+/** Vitest's order, but the files of LONGEST first, across projects. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    // Array#sort is stable: the rest keep vitest's order.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b))
+  }
+}
 
 export default defineConfig({
   // Workspace packages that export a `source` condition (the test kit) run from their TypeScript
@@ -18,6 +57,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Real processes and real temp dirs: keep file-level parallelism modest on 2 cores.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
     // Each project names its own files (a project's arrays are appended to the root's, never replace them).
     projects: [
       { extends: true, test: { name: 'shared', include: [`${SHARED}/tests/**/*.spec.ts`], isolate: false } },
