@@ -1,11 +1,57 @@
+import { relative } from 'node:path'
 import { configDefaults, defineConfig } from 'vitest/config'
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
  * Packages whose spec files share one module graph per worker (isolate: false): each spec boots its own host and disposes
  * it, and none patches modules, the environment or process handlers. Loading the DSH host's modules again for every
- * file was about a fifth of the suite's time; the rest stay isolated (spies, TMPDIR, exit hooks).
+ * file was about a fifth of the suite's time; the rest stay isolated (spies, TMPDIR, exit hooks). Hardening stays
+ * isolated too: sharing saved its imports (1.4 s a file) but its files then ran up to twice as long (fuzz-kill-shell,
+ * hostile-rules, fs-faults), for a slower suite.
  */
 const SHARED = 'packages/{common,testkit,tool-list-dir,tool-read,playground}'
+
+/**
+ * The longest files, longest first (11–43 s each in a fresh clone's run, three workers, load average 7): started first,
+ * they run beside the many short ones instead of after them. Vitest orders by its own cache of durations, which a fresh
+ * clone lacks (it then runs one project's files, by size, before the other's: the longest last, alone on one worker).
+ */
+const LONGEST = [
+  'packages/hardening/tests/fuzz-bash-bg.spec.ts',
+  'packages/hardening/tests/wait-for-cost.spec.ts',
+  'packages/playground/tests/dsh-cli.spec.ts',
+  'packages/hardening/tests/fuzz-read.spec.ts',
+  'packages/hardening/tests/fs-faults.spec.ts',
+  'packages/hardening/tests/pdf-bomb.spec.ts',
+  'packages/hardening/tests/foreground-shutdown.spec.ts',
+  'packages/hardening/tests/hostile-git-index.spec.ts',
+  'packages/hardening/tests/fuzz-kill-shell.spec.ts',
+  'packages/tool-bash-bg/tests/world.spec.ts',
+  'packages/playground/tests/console.spec.ts',
+  'packages/tool-bash-bg/tests/installed.spec.ts',
+  'packages/hardening/tests/swaps.spec.ts',
+  'packages/hardening/tests/shutdown-kills.spec.ts',
+  'packages/hardening/tests/processes.spec.ts',
+  'packages/tool-bash-bg/tests/tool.spec.ts',
+  'packages/tool-read/tests/bmp.spec.ts',
+  'packages/hardening/tests/hostile-rules.spec.ts',
+  'packages/tool-kill-shell/tests/jobs.spec.ts',
+  'packages/tool-kill-shell/tests/kill.spec.ts',
+]
+
+/** A file's place in LONGEST; every other file after them. */
+function rank(spec: TestSpecification): number {
+  const at = LONGEST.indexOf(relative(spec.project.config.root, spec.moduleId))
+  return at === -1 ? LONGEST.length : at
+}
+
+/** Vitest's order, but the files of LONGEST first, across projects. */
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    // Array#sort is stable: the rest keep vitest's order.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b))
+  }
+}
 
 export default defineConfig({
   // Workspace packages that export a `source` condition (the test kit) run from their TypeScript
@@ -16,8 +62,10 @@ export default defineConfig({
     setupFiles: ['packages/testkit/src/polyfill.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Real processes and real temp dirs: keep file-level parallelism modest on 2 cores.
-    maxWorkers: 2,
+    // Real processes and real temp dirs, on 2 cores: one worker more than cores, as many files mostly wait (on shells'
+    // timeouts, kills, sleeps) while the others need the CPU.
+    maxWorkers: 3,
+    sequence: { sequencer: LongestFirst },
     // Each project names its own files (a project's arrays are appended to the root's, never replace them).
     projects: [
       { extends: true, test: { name: 'shared', include: [`${SHARED}/tests/**/*.spec.ts`], isolate: false } },

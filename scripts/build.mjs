@@ -4,7 +4,7 @@
 //   node scripts/build.mjs --force  build anyway
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -49,7 +49,11 @@ function stale() {
 const why = process.argv.includes('--force') ? 'forced' : stale()
 if (why !== undefined) {
   const started = new Date()
-  const build = spawnSync('npx', ['-y', 'pnpm@9.15.9', 'run', '-s', 'build'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  // The root `build` script, run by sh as a package manager runs it (tools from node_modules/.bin), without starting one
+  // (npx and pnpm took a second or two before the build began).
+  const script = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts.build
+  const env = { ...process.env, PATH: `${join(root, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}` }
+  const build = spawnSync('sh', ['-c', script], { cwd: root, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
   if (build.status !== 0) {
     process.stderr.write(`build failed (${why}):\n${build.stdout ?? ''}${build.stderr ?? ''}${build.error?.message ?? ''}\n`)
     process.exit(build.status ?? 1)

