@@ -2,10 +2,19 @@
 import z from '@deepseek-ai/schemastery'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 
+/** The default guidance's last sentence with keepOnExit: shells outlive the host and are taken back on resume. */
+const EXIT_SENTENCE = 'Shells still running when the host exits are killed.'
+const KEPT_SENTENCE = 'Shells keep running when the host exits and are taken back when the session resumes.'
+
 export const DEFAULT_GUIDANCE = 'Start servers, watchers and long jobs with run_in_background: true; '
   + 'to wait until a server is ready, add wait_for with a regex for its ready line instead of sleeping or polling; '
   + 'to hear of errors while you work, add watch (e.g. "ERROR|panic") instead of polling the log. '
-  + 'Read new output with job_output; stop a shell with kill_shell. Shells still running when the host exits are killed.'
+  + `Read new output with job_output; stop a shell with kill_shell. ${EXIT_SENTENCE}`
+
+/** The guidance the prompt gets: the default says what keepOnExit does; a configured text is the user's. */
+export function guidanceOf(config: { guidance: string, keepOnExit: boolean }): string {
+  return config.keepOnExit && config.guidance === DEFAULT_GUIDANCE ? DEFAULT_GUIDANCE.replace(EXIT_SENTENCE, KEPT_SENTENCE) : config.guidance
+}
 
 const positiveInt = (value: number) => z.natural().min(1).default(value)
 

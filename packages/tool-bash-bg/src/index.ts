@@ -2,7 +2,7 @@
 import type { Context } from '@deepseek-ai/cordis'
 import type {} from '@deepseek-ai/dsh-system-prompt'
 import type {} from '@deepseek-ai/dsh-tools'
-import { checkConfig, Config } from './config.ts'
+import { checkConfig, Config, guidanceOf } from './config.ts'
 import { startShells } from './lifecycle.ts'
 import { provideTasksCommand } from './tool/tasks.ts'
 import { createTool } from './tool/tool.ts'
@@ -17,7 +17,7 @@ export function apply(ctx: Context, config: Config): void {
   checkConfig(config)
   const { registry, worlds, delivery } = startShells(ctx, config)
   ctx.provide('backgroundShells', registry)
-  if (config.guidance !== '') ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: config.guidance })
+  if (config.guidance !== '') ctx.systemPrompt.section({ name: `tool:${config.toolName}`, order: config.order, text: guidanceOf(config) })
   ctx.tools.register(createTool(ctx, config, registry, worlds, delivery))
   provideTasksCommand(ctx, registry)
 }

@@ -55,6 +55,18 @@ describe('plugin', () => {
     expect((await execTool(host.ctx, 'bash', { command: 'echo renamed' })).value).toMatchObject({ stdout: { text: 'renamed\n' } })
   })
 
+  it('says in the default guidance what keepOnExit does; a configured guidance is left as written', async () => {
+    host = await bootHost()
+    await host.ctx.plugin(BashBg, { keepOnExit: true })
+    const text = (await host.ctx.systemPrompt.assemble()).sections.find((section) => section.name === 'tool:bash_bg')?.text ?? ''
+    expect(text).toContain('Shells keep running when the host exits and are taken back when the session resumes.')
+    expect(text).not.toContain('are killed')
+    await host.dispose()
+    host = await bootHost()
+    await host.ctx.plugin(BashBg, { keepOnExit: true, guidance: 'mine' })
+    expect((await host.ctx.systemPrompt.assemble()).sections.find((section) => section.name === 'tool:bash_bg')?.text).toBe('mine')
+  })
+
   it('rejects a bad config with a ValidationError naming the key', async () => {
     host = await bootHost()
     for (const [config, key] of [
