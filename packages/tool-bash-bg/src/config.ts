@@ -13,7 +13,8 @@ export const DEFAULT_GUIDANCE = 'Start servers, watchers and long jobs with run_
 
 /** The guidance the prompt gets: the default says what keepOnExit does; a configured text is the user's. */
 export function guidanceOf(config: { guidance: string, keepOnExit: boolean }): string {
-  return config.keepOnExit && config.guidance === DEFAULT_GUIDANCE ? DEFAULT_GUIDANCE.replace(EXIT_SENTENCE, KEPT_SENTENCE) : config.guidance
+  const kept = config.keepOnExit && config.guidance === DEFAULT_GUIDANCE
+  return kept ? DEFAULT_GUIDANCE.replace(EXIT_SENTENCE, KEPT_SENTENCE) : config.guidance
 }
 
 const positiveInt = (value: number) => z.natural().min(1).default(value)

@@ -47,6 +47,8 @@ export type LedgerRecord = {
   ttlMs: number
   /** Part B's: the completion notice and whether the model got it. */
   delivery?: { messageId: string, state: 'delivering' | 'delivered' }
+  /** Its watch (issue 30), as of its last notice: re-armed when the session takes the shell back. */
+  watch?: { pattern: string, watch_max: number, delivered: number, log_offset: number } | undefined
 }
 
 /** What `update` may change: anything but the identity. */

@@ -72,6 +72,7 @@ export class ShellRegistry implements BackgroundShells {
   private readonly pending = new Map<string, KillRequest>()
   private readonly stoppers: StopperOptions[] = []
   private readonly takeBacks = new Map<string, Promise<void>>()
+  private readonly takenBackListeners = new Set<(shell: BackgroundShell, watch: LedgerRecord['watch'], agent: Caller) => void>()
   private leftovers = 0
   private saving: NodeJS.Timeout | undefined
   /** Shells being started (an await on the keeper), by id, with their owner: they count against maxEntries. */
@@ -170,6 +171,16 @@ export class ShellRegistry implements BackgroundShells {
     return keep
   }
 
+  /** A shell's watch changed (armed, a notice told, ended): its record follows, so a restarted host re-arms it. */
+  noteWatch(shell: BackgroundShell): void {
+    this.note(shell, { watch: shell.watching })
+  }
+
+  /** Told of each shell taken back at resume, with its record (a watch to re-arm) and the agent that took it. */
+  onTakenBack(listener: (shell: BackgroundShell, watch: LedgerRecord['watch'], agent: Caller) => void): void {
+    this.takenBackListeners.add(listener)
+  }
+
   /** Change a shell's ledger record; a ledger that cannot be written never fails a shell. */
   private note(shell: BackgroundShell, patch: LedgerPatch): void {
     const owner = shell.record.owner
@@ -189,6 +200,7 @@ export class ShellRegistry implements BackgroundShells {
       ...facts.cgroup === undefined ? {} : { cgroup: facts.cgroup },
       log: files.log, streams: files.streams, exitFile: files.exitFile, ...facts.keeper === undefined ? {} : { keeper: facts.keeper },
       startedAt: Date.parse(record.started_at), state: 'running', keep: this.options.keepOnExit, ttlMs: files.ttlMs,
+      ...shell.watching === undefined ? {} : { watch: shell.watching },
     }
     try {
       this.options.ledger.write(entry)
@@ -411,11 +423,13 @@ export class ShellRegistry implements BackgroundShells {
     this.shells.set(id, made)
     this.note(made, { ...made.record.job_id === undefined ? {} : { jobId: made.record.job_id }, keep: this.options.keepOnExit })
     this.saveRunning()
-    void made.settled.then((snapshot) => {
+    void made.settled.then(async (snapshot) => {
       this.ended(made, snapshot)
       this.saveRunning()
+      if (made.saysMore) await made.said()
       this.options.completed?.(snapshot, made.stopCause)
     })
+    for (const listener of this.takenBackListeners) listener(made, record.watch, caller)
     return made
   }
 

@@ -5,6 +5,7 @@
 import { closeSync, openSync, readSync } from 'node:fs'
 import { StringDecoder } from 'node:string_decoder'
 import type { KillOutcome, KillRequest, Launch, ShellSnapshot } from '../contract.ts'
+import type { LedgerRecord } from '../local/ledger.ts'
 import type { OutputRead, ShellJobHooks, ShellJobOutcome } from './jobs-adapter.ts'
 import { causeOf, type StopCause } from './completions.ts'
 import { KILL_POLICY } from './kill-policy.ts'
@@ -57,6 +58,8 @@ export class BackgroundShell {
   private readonly decoder = new StringDecoder('utf8')
   /** What the ledger records of its processes (a local shell's). */
   readonly facts: ShellFacts | undefined
+  /** Its watch as the ledger keeps it (set by the tool when armed and at each notice). */
+  watching: LedgerRecord['watch']
   /** Awaited after the shell settled and before its host job's `done`: what must be said before the completion notice. */
   private readonly finishers = new Set<() => Promise<void>>()
   private saying: Promise<void> | undefined

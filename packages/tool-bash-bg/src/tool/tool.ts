@@ -50,7 +50,7 @@ type Started = { value: BackgroundValue, shell: BackgroundShell }
 export function createTool(
   ctx: Context, config: Config, registry: ShellRegistry, worlds: WorldParts, delivery: NoticeDelivery,
 ): ToolDefinition {
-  const watches = new Watches(ctx, delivery)
+  const watches = new Watches(ctx, delivery, registry)
 
   /** The watch a call asks for, checked: its pattern and limit; the owner its notices go to. */
   const validateWatch = (args: Args, owner: Agent | undefined) => {

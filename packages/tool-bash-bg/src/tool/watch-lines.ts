@@ -67,8 +67,8 @@ class StreamLines {
 }
 
 export class WatchLines {
-  /** Log bytes seen so far (every write of both streams, in order). */
-  offset = 0
+  /** `offset`: the log offset of the first byte fed (a watch re-armed after a restart starts past the log's start). */
+  constructor(public offset = 0) {}
   private readonly streams = { stdout: new StreamLines('stdout'), stderr: new StreamLines('stderr') }
 
   /** The lines this write completes. */

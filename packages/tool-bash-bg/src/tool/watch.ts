@@ -36,6 +36,10 @@ export interface WatchOptions {
   deliver: (notice: WatchNotice) => void
   /** At most one notice per this many ms. */
   rateMs: number
+  /** Where in the log the first byte fed lies (re-armed after a host restart: the log's size then); 0 by default. */
+  from?: number
+  /** Called after each notice handed over, with the watch as a ledger keeps it (undefined once it ended). */
+  told?: (state: WatchState | undefined) => void
   /** A shell that wrote only stderr this long with no match is said once to have a watch that may not work. */
   quietMs: number
 }
@@ -45,7 +49,7 @@ const extend = (span: Span | undefined, line: WatchedLine): Span =>
 
 export class Watch {
   private matched = 0
-  private readonly lines = new WatchLines()
+  private readonly lines: WatchLines
   private readonly matcher: LineMatcher<WatchedLine>
   private readonly last: WatchedLine[] = []
   private batch: WatchedLine[] = []
@@ -65,6 +69,7 @@ export class Watch {
   private readonly unwatch: () => void
 
   constructor(private readonly options: WatchOptions) {
+    this.lines = new WatchLines(options.from ?? 0)
     this.matcher = new LineMatcher<WatchedLine>(options.pattern, true, {
       match: (_text, line) => this.onMatch(line),
       untested: (_text, line) => { this.untested = extend(this.untested, line); this.schedule() },
@@ -140,6 +145,8 @@ export class Watch {
     // After an ending's notice, nothing more.
     if (parts.end !== undefined || parts.cannot === 'ended') this.closed = true
     this.options.deliver(notice)
+    // What a restarted host re-arms from: the matches told or counted so far, and how far the log was watched.
+    this.options.told?.(this.closed ? undefined : this.state())
   }
 
   /** Stops watching; the last notice (what is pending, and why it ended, if `say`) goes at the rate's next slot. */
