@@ -48,6 +48,12 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
   const completions = new Completions({
     ledger: () => ledger, delivery, agentOf: (session) => ctx.get('agents')?.get(session as SessionId),
   })
+  // Bounded at each start, off the boot path (LEDGER_LIMITS).
+  setImmediate(() => {
+    try {
+      ledger.prune()
+    } catch {}
+  }).unref()
   const registry = new ShellRegistry({
     toolName,
     host: local.dir,

@@ -106,20 +106,26 @@ describe('a shell outlives its host', () => {
     expect(existsSync(shell.output_file)).toBe(false)
   })
 
-  it('a host that dies by SIGKILL: the shell runs on, ends while no host runs, and its exit record and ledger have its true code', async () => {
-    const id = session('crash')
-    const mark = marker('crash')
-    const command = `echo started; (exec -a ${mark} sleep 3); echo done >&2; exit 7`
-    const fixture = [join(import.meta.dirname, 'fixtures/keep-host.ts'), '{}', id, command]
+  /** A host in a child process that starts `command` for session `id` (and `unowned` with no agent), then is SIGKILLed. */
+  const crashedHost = async (id: string, command: string, unowned?: string): Promise<{ value: Bg, unowned?: Bg }> => {
+    const fixture = [join(import.meta.dirname, 'fixtures/keep-host.ts'), '{}', id, command, ...unowned === undefined ? [] : [unowned]]
     const child = spawn(process.execPath, ['--import', 'tsx', ...fixture], { cwd: join(import.meta.dirname, '..'), stdio: ['ignore', 'pipe', 'inherit'] })
     let out = ''
     child.stdout.on('data', (data: Buffer) => { out += String(data) })
     await until(() => out.includes('\n'), 'the host to start the shell', 30_000)
-    const { value } = JSON.parse(out) as { value: Bg }
-    await until(() => ledger().read(id, value.shell_id) !== undefined, 'its ledger record')
-    await until(() => pidsWithMarker(mark, true).length === 1, 'the shell to run')
+    const started = JSON.parse(out) as { value: Bg, unowned?: Bg }
+    await until(() => ledger().read(id, started.value.shell_id) !== undefined, 'its ledger record')
+    // Past the crash record's save (200 ms after a start), which names the shells the keeper keeps.
+    await new Promise((resolve) => setTimeout(resolve, 500))
     child.kill('SIGKILL')
     await new Promise((resolve) => child.once('exit', resolve))
+    return started
+  }
+
+  it('a host that dies by SIGKILL: the shell runs on, ends while no host runs, and its exit record and ledger have its true code', async () => {
+    const id = session('crash')
+    const mark = marker('crash')
+    const { value } = await crashedHost(id, `echo started; (exec -a ${mark} sleep 3); echo done >&2; exit 7`)
     // Crashed with the default config: the shell is kept (its session may take it back), and ends by itself.
     expect(pidsWithMarker(mark, true)).toHaveLength(1)
     await until(() => ledger().read(id, value.shell_id)?.state === 'ended', 'the shell to end while no host runs', 30_000)
@@ -130,6 +136,41 @@ describe('a shell outlives its host', () => {
     // The stream of each byte: the sidecar holds the stderr line.
     expect(streamRuns(record.streams, 0, 13)).toEqual([{ start: 0, end: 8, stream: 'stdout' }, { start: 8, end: 13, stream: 'stderr' }])
     await until(() => !alive(record.keeper!.pid), 'the keeper to exit')
+  }, 60_000)
+
+  it('a crashed host\'s kept shell is not reaped by the next host while its keeper lives; its shell with no session is', async () => {
+    const id = session('reap')
+    const kept = marker('kept')
+    const loose = marker('loose')
+    await crashedHost(id, `exec -a ${kept} sleep 600`, `exec -a ${loose} sleep 600`)
+    expect(pidsWithMarker(kept, true)).toHaveLength(1)
+    expect(pidsWithMarker(loose, true)).toHaveLength(1)
+    host = await bootBashBg()
+    await until(() => pidsWithMarker(loose, true).length === 0, 'the next host to stop the shell no session can take back')
+    await new Promise((resolve) => setTimeout(resolve, 1500))
+    expect(pidsWithMarker(kept, true)).toHaveLength(1)
+    // Its keeper still guards it: the TTL (30 min here) is its end; the test ends it by the keeper's own path.
+    const record = ledger().read(id, (ledger().list(id)[0] ?? { shellId: '' }).shellId)!
+    process.kill(-record.pid, 'SIGKILL')
+    await until(() => ledger().read(id, record.shellId)?.state === 'killed', 'the keeper to record the end')
+  }, 60_000)
+
+  it('a keeper killed under a running host: its shells are still stopped by kill_shell\'s path, and the next shell gets a new keeper', async () => {
+    host = await bootBashBg()
+    const id = session('lost')
+    const mark = marker('lost')
+    const shell = await start(host, id, `exec -a ${mark} sleep 600`)
+    const keeper = ledger().read(id, shell.shell_id)!.keeper!.pid
+    process.kill(keeper, 'SIGKILL')
+    await until(() => !alive(keeper), 'the keeper to die')
+    const stopped = await host.shells.stop(shell.shell_id, { signal: 'SIGTERM', force: true, timeoutMs: 5000 }, { id })
+    expect(stopped.survivors).toEqual([])
+    expect(pidsWithMarker(mark, true)).toEqual([])
+    const other = session('lost')
+    const next = await start(host, other, 'echo again')
+    await host.shells.settled(next.shell_id)
+    expect(readFileSync(next.output_file, 'utf8')).toBe('again\n')
+    expect(ledger().read(other, next.shell_id)?.keeper?.pid).not.toBe(keeper)
   }, 60_000)
 
   it('the cap holds while no host runs: a 1 GiB writer survives the host\'s exit (no EPIPE) and its log is exact up to the cap', async () => {

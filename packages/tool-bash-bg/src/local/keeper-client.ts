@@ -151,8 +151,11 @@ export class KeeperClient {
 
   private keeper(): ChildProcess {
     if (this.child?.connected === true) return this.child
+    // Its own environment is not the host's: each shell brings its own, and nothing of the host's (a mark a test or a
+    // supervisor looks for) should make the keeper look like one of them.
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...process.env.TMPDIR === undefined ? {} : { TMPDIR: process.env.TMPDIR } }
     const child = spawn(process.execPath, keeperArgv(this.socket), {
-      cwd: '/', detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced',
+      cwd: '/', env, detached: true, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'advanced',
     })
     child.on('message', (message: KeeperMessage) => this.onMessage(message))
     child.on('error', () => {})

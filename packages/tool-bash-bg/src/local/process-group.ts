@@ -238,11 +238,10 @@ export class ProcessGroup {
     // SIGKILL reaches every member at once (cgroup.kill): a forking process cannot outrun it. The join was looked
     // at soon after the start (JOIN_LOOK_MS), so a kill seldom reads anything before its signal.
     const all = this.join() && signal === 'SIGKILL' && this.cgroup !== undefined && this.cgroup.signal('SIGKILL') > 0
-    if (this.phase.name === 'leader-alive') {
-      // A leader another process reaps (the keeper) may be gone before its exit reaches us: its pid is then no
-      // proof the group is ours, so it is signalled only while the pid is still that leader.
-      const ours = !this.remote || this.proc.stat(this.pgid)?.starttime === this.leaderStart
-      const sent = (ours && this.proc.sys.signal(-this.pgid, signal)) || all
+    // A leader another process reaps (the keeper) may be gone before its exit reaches us: its pid is then no proof
+    // of the group, which is signalled as after the leader's exit, once a scan found members in it.
+    if (this.phase.name === 'leader-alive' && (!this.remote || this.proc.stat(this.pgid)?.starttime === this.leaderStart)) {
+      const sent = this.proc.sys.signal(-this.pgid, signal) || all
       if (this.marks.length > 0 || this.cgroup !== undefined) {
         clearTimeout(this.discovery)
         this.discovery = setTimeout(() => this.scan(), DISCOVERY_MS).unref()
