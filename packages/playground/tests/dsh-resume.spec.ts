@@ -147,15 +147,6 @@ describe('background shells across runs of the real dsh CLI', () => {
     }
   }
 
-  it('run 2 resumes run 1\'s session: its first request holds run 1\'s conversation', async () => {
-    const first = await dsh('remember the word quartz', () => ({ text: 'noted quartz' }))
-    expect(first.run.code, first.run.stderr).toBe(0)
-    const second = await dsh('which word?', () => ({ text: 'quartz' }), { resume: true })
-    expect(second.run.code, second.run.stderr).toBe(0)
-    expect(second.run.stdout.trim()).toBe('quartz')
-    expect(userTexts(second.requests[0]?.body).join('\n')).toContain('remember the word quartz')
-  }, 300_000)
-
   /** The profile's own layer: bash_bg's config for the runs that follow. */
   function profileConfig(config: Record<string, unknown>): void {
     const rows = Object.entries(config).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}`)
