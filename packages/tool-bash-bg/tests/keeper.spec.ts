@@ -191,6 +191,29 @@ describe('a shell outlives its host', () => {
     expect(log).toBe('a'.repeat(cap - capMarker.length) + capMarker)
   }, 360_000)
 
+  it('at host exit (the exit hook\'s part, without exiting): kept shells keep their files and note the exit; otherwise they are targets and stopped-at-exit', async () => {
+    for (const keepOnExit of [true, false]) {
+      host = await bootBashBg({ keepOnExit })
+      const id = session('atexit')
+      const shell = await start(host, id, 'sleep 600')
+      const { targets, keep } = host.shells.atExit()
+      const record = ledger().read(id, shell.shell_id)
+      if (keepOnExit) {
+        expect([...keep].sort()).toEqual([`${shell.shell_id}.log`, `${shell.shell_id}.streams`])
+        expect(targets).toEqual([])
+        expect(record).toMatchObject({ state: 'running', keep: true })
+        expect(record?.hostExitedAt).toBeGreaterThan(0)
+      } else {
+        expect(keep.size).toBe(0)
+        expect(targets).toHaveLength(1)
+        expect(record).toMatchObject({ state: 'stopped-at-exit' })
+      }
+      await host.dispose()
+      host = undefined
+      if (keepOnExit) process.kill(-shell.pid, 'SIGKILL')
+    }
+  })
+
   it('sidecar: the stream of interleaved stdout and stderr writes is recoverable for any byte range', async () => {
     host = await bootBashBg()
     const id = session('streams')
@@ -222,6 +245,7 @@ describe('a shell outlives its host', () => {
     const adopted = await adoptShell(socket!, shell.shell_id)
     expect(adopted).toMatchObject({ pid: shell.pid, start: record.pidStart })
     expect(await adoptShell(socket!, 'bg-zzzzzz')).toBeUndefined()
+    expect(await adoptShell(join(tmp, 'no-keeper'), shell.shell_id)).toBeUndefined()
     // Twice the TTL held: still running.
     await new Promise((resolve) => setTimeout(resolve, 3000))
     expect(pidsWithMarker(mark, true)).toHaveLength(1)

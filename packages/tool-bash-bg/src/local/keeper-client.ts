@@ -123,10 +123,11 @@ class KeptLeader {
   }
 }
 
-/** One shell the keeper started. */
+/** One shell the keeper started; `said`: which of its last two messages (the leader's exit, the output's end) came. */
 export interface KeptHandle {
   leader: KeptLeader
   feed: KeptFeed
+  said: { exit: boolean, drained: boolean }
 }
 
 type Pending = { resolve: (handle: KeptHandle) => void, reject: (error: Error) => void, request: SpawnRequest }
@@ -209,7 +210,8 @@ export class KeeperClient {
         pending.reject(message.code === 'LOG_UNAVAILABLE' ? noLog(files.toolName, files.log.slice(0, files.log.lastIndexOf('/')), message.reason) : this.spawnFailed(pending.request, message.reason))
         return
       }
-      const handle = { leader: new KeptLeader(message.pid, message.start), feed: new KeptFeed(pending.request.files.log) }
+      const said = { exit: false, drained: false }
+      const handle = { leader: new KeptLeader(message.pid, message.start), feed: new KeptFeed(pending.request.files.log), said }
       this.shells.set(message.id, handle)
       pending.resolve(handle)
       return
@@ -227,11 +229,14 @@ export class KeeperClient {
       if (shell === undefined) continue
       if (message.t === 'out') shell.feed.out(message.chunk, message.stream, message.at)
       else if (message.t === 'stopped') shell.feed.stopped(message.failure)
-      else if (message.t === 'exit') shell.leader.exited(message.code, message.signal)
-      else if (message.t === 'drained') {
+      else if (message.t === 'exit') {
+        shell.said.exit = true
+        shell.leader.exited(message.code, message.signal)
+      } else if (message.t === 'drained') {
+        shell.said.drained = true
         shell.feed.drain()
-        this.shells.delete(message.id)
       }
+      if (shell.said.exit && shell.said.drained) this.shells.delete(message.id)
     }
   }
 

@@ -16,12 +16,16 @@ import type { LocalSyscalls } from './syscalls.ts'
 /** How long the pipes are drained once the shell is empty (a process that left it may hold them). */
 const DRAIN_MS = 1000
 
+/** Once every stream closed. */
+function allClosed(streams: readonly Readable[]): Promise<void[]> {
+  return Promise.all(streams.map((stream) => stream.closed ? Promise.resolve() : new Promise<void>((resolve) => stream.once('close', () => resolve()))))
+}
+
 /** True once every stream closed; false after `ms`. */
 function closedWithin(streams: readonly Readable[], ms: number): Promise<boolean> {
-  const each = streams.map((stream) => stream.closed ? Promise.resolve() : new Promise<void>((resolve) => stream.once('close', () => resolve())))
   return new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), ms)
-    void Promise.all(each).then(() => {
+    void allClosed(streams).then(() => {
       clearTimeout(timer)
       resolve(true)
     })
@@ -98,10 +102,19 @@ export class KeptShell {
   }
 
   private async watch(streams: readonly Readable[]): Promise<void> {
+    // The output is whole once both pipes closed (every piece was sent before): the host need not wait for the rest.
+    let drained = false
+    const tellDrained = () => {
+      if (drained) return
+      drained = true
+      this.send({ t: 'drained', id: this.id })
+    }
+    void allClosed(streams).then(tellDrained)
     const exit = await this.group.exited
     this.send({ t: 'exit', id: this.id, code: exit.code, signal: exit.signal, at: exit.at.getTime() })
     await this.group.whenEmpty(Number.POSITIVE_INFINITY)
     await closedWithin(streams, DRAIN_MS)
+    tellDrained()
     for (const stream of streams) stream.destroy()
     this.writer.close()
     clearTimeout(this.ttl)
@@ -124,7 +137,6 @@ export class KeptShell {
         new Ledger(this.request.ledger.root).update(this.request.ledger.session, this.id, patch)
       } catch {}
     }
-    this.send({ t: 'drained', id: this.id })
   }
 
   /** No host holds the shell: it lives at most its TTL from now. */

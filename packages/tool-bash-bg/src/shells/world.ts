@@ -1,22 +1,19 @@
 /** The execution world of a call, chosen once: our own process layer on this host, or the composed ctx.subprocess. */
 import { randomBytes } from 'node:crypto'
-import { rmSync } from 'node:fs'
 import type { Context } from '@deepseek-ai/cordis'
 import type { FileSystem } from '@deepseek-ai/dsh-fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { scrubbedParentEnv, type SubprocessRuntime } from '@deepseek-ai/dsh-subprocess'
 import { readsAreLocal } from '@gencode-ai/dsh-tool-common'
-import { dirname } from 'node:path'
 import type { LocalHost } from '../local/host.ts'
-import { noLog } from '../local/host-dir.ts'
-import { LogWriter } from '../local/log-writer.ts'
 import { SeamWorld } from '../seam/world.ts'
-import { closed, runForeground } from './foreground.ts'
+import { runForeground } from './foreground.ts'
 import type { ForegroundRuns } from './foreground-runs.ts'
 import { localDirectory, worldDirectory } from './launch.ts'
 import { KILL_POLICY } from './kill-policy.ts'
 import { streamValue } from './output-stream.ts'
-import type { ShellFiles, ShellWorld, StartedShell } from './world-types.ts'
+import type { ShellWorld } from './world-types.ts'
+import { writtenHere } from './written-here.ts'
 
 /** `local`: this host, through our own process layer; `subprocess`: wherever `runtime` runs commands. */
 export type WorldChoice = { kind: 'local' } | { kind: 'subprocess', runtime: SubprocessRuntime }
@@ -92,36 +89,6 @@ function seamWorld(runtime: SubprocessRuntime, fs: FileSystem | undefined, parts
       return { ...run, stdout: judged(stdout), stderr: judged(stderr) }
     }),
   }
-}
-
-/** A shell whose output reaches this host: its log written here (created first: no log, nothing starts). */
-function writtenHere(files: ShellFiles, start: () => ReturnType<SeamWorld['start']>): StartedShell {
-  let writer: LogWriter
-  try {
-    writer = new LogWriter(files.log, files.maxLogBytes, files.toolName, files.streams)
-  } catch (error) {
-    throw noLog(files.toolName, dirname(files.log), (error as NodeJS.ErrnoException).code ?? String(error))
-  }
-  let started
-  try {
-    started = start()
-  } catch (error) {
-    writer.close()
-    rmSync(files.log, { force: true })
-    rmSync(files.streams, { force: true })
-    throw error
-  }
-  const streams = [started.stdout, started.stderr]
-  writer.attach(started.stdout, 'stdout')
-  writer.attach(started.stderr, 'stderr')
-  const log = Object.assign(writer, {
-    drained: async (ms: number) => {
-      const all = await closed(streams, ms)
-      for (const stream of streams) stream.destroy()
-      return all
-    },
-  })
-  return { processes: started.processes, log, release: started.release }
 }
 
 /** Another world's stream, judged as the local tail is. */
