@@ -53,7 +53,7 @@ function pidsNamed(name: string): number[] {
 }
 
 /** The processes under `root` (itself included), but for the keeper and what it runs: the host, not its shells. */
-function hostTree(root: number): number[] {
+function hostTree(top: number): number[] {
   const parent = new Map<number, number>()
   for (const entry of readdirSync('/proc').filter((each) => /^\d+$/.test(each))) {
     try {
@@ -67,7 +67,7 @@ function hostTree(root: number): number[] {
       return false
     }
   }
-  const tree = [root]
+  const tree = [top]
   for (let i = 0; i < tree.length; i++) {
     for (const [pid, ppid] of parent) if (ppid === tree[i] && !keeper(pid)) tree.push(pid)
   }
@@ -147,15 +147,6 @@ describe('background shells across runs of the real dsh CLI', () => {
     }
   }
 
-  it('run 2 resumes run 1\'s session: its first request holds run 1\'s conversation', async () => {
-    const first = await dsh('remember the word quartz', () => ({ text: 'noted quartz' }))
-    expect(first.run.code, first.run.stderr).toBe(0)
-    const second = await dsh('which word?', () => ({ text: 'quartz' }), { resume: true })
-    expect(second.run.code, second.run.stderr).toBe(0)
-    expect(second.run.stdout.trim()).toBe('quartz')
-    expect(userTexts(second.requests[0]?.body).join('\n')).toContain('remember the word quartz')
-  }, 300_000)
-
   /** The profile's own layer: bash_bg's config for the runs that follow. */
   function profileConfig(config: Record<string, unknown>): void {
     const rows = Object.entries(config).map(([key, value]) => `    ${key}: ${JSON.stringify(value)}`)
@@ -182,8 +173,8 @@ describe('background shells across runs of the real dsh CLI', () => {
 
   /** The keeper's exit file of `shellId`, wherever its session's ledger directory is. */
   const exitFileExists = (shellId: string) => {
-    const root = join(home, 'bash-bg', 'ledger')
-    return existsSync(root) && readdirSync(root).some((dir) => existsSync(join(root, dir, `${shellId}.exit.json`)))
+    const ledgerDir = join(home, 'bash-bg', 'ledger')
+    return existsSync(ledgerDir) && readdirSync(ledgerDir).some((dir) => existsSync(join(ledgerDir, dir, `${shellId}.exit.json`)))
   }
 
   it('keepOnExit: a shell that ends while no host runs is told once, with its exit code, by the next run; a third run adds nothing', async () => {
@@ -245,7 +236,7 @@ describe('background shells across runs of the real dsh CLI', () => {
       const shellId = SHELL_ID.exec(results.find((result) => result.name === 'bash_bg')?.text ?? '')?.[0] ?? ''
       // Killed once its host's crash record names the shell as one its keeper keeps for the session.
       await until(() => pidsNamed(mark).length === 1 && crashRecordKeeps(hostTmp, shellId), 'the shell, and the crash record keeping it')
-      for (const each of hostTree(pid).reverse()) process.kill(each, 'SIGKILL')
+      for (const each of hostTree(pid).toReversed()) process.kill(each, 'SIGKILL')
       return { text: 'never read' }
     })
     const first = await dsh('start it', run1.script)

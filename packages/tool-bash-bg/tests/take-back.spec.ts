@@ -47,15 +47,16 @@ const noticeText = (request: GenerateOptions | undefined) => (request?.messages 
 it('a kept shell is taken back under its id: /tasks, job_output, the one notice, and a stop that leaves nothing', async () => {
   const session = 'takeback-kept'
   const mark = marker('kept')
+  const go = join(tmp, `${mark}.go`)
   const first = await boot([textTurn('started')])
   const agent1 = first.agent(undefined, session)
   await runTurn(first.ctx, agent1, 'start a server')
-  const started = await execTool(first.ctx, 'bash_bg', { command: `echo before; sleep 1; echo while-no-host; exec -a ${mark} sleep 120`, run_in_background: true }, { agent: agent1 })
-  const { shell_id: shellId } = started.value as unknown as { shell_id: string }
+  const started = await execTool(first.ctx, 'bash_bg', { command: `echo before; sleep 1; echo while-no-host; until [ -e ${go} ]; do sleep 0.05; done; echo after >&2; exec -a ${mark} sleep 120`, run_in_background: true }, { agent: agent1 })
+  const { shell_id: shellId, output_file: log } = started.value as unknown as { shell_id: string, output_file: string }
   await until(() => new Ledger(ledgerRoot()).read(session, shellId) !== undefined, 'its ledger record')
   await first.ctx.get('sessions')?.flush(agent1.session)
   await first.dispose()
-  await until(() => pidsWithMarker(mark, true).length === 1, 'the shell to run on with no host')
+  await until(() => readFileSync(log, 'utf8').includes('while-no-host'), 'the shell to run on, and log, with no host')
 
   const second = await boot([textTurn('noted')])
   try {
@@ -64,11 +65,21 @@ it('a kept shell is taken back under its id: /tasks, job_output, the one notice,
     const tasks = await second.ctx.commands?.execute(agent, '/tasks', [], AbortSignal.timeout(30_000))
     expect(tasks?.result.kind === 'success' ? tasks.result.text : '').toContain(shellId)
     await runTurn(second.ctx, agent, 'is it still up?')
-    expect(noticeText(second.adapter.requests[0])).toMatch(new RegExp(`^${shellId} ".*" \\(\\d+ characters\\) still running \\(taken back after a host restart; \\d+s, 21 B\\)$`))
+    expect(noticeText(second.adapter.requests[0])).toMatch(new RegExp(`^${shellId} ".*" \\(\\d+ characters\\) still running \\(taken back after a host restart; \\d+s, \\d+ B\\)$`))
     const snapshot = second.ctx.get('backgroundShells')?.find(shellId, agent)
     expect(snapshot).toMatchObject({ id: shellId, status: 'running' })
     const output = await execTool(second.ctx, 'job_output', { job_id: snapshot?.job_id }, { agent })
     expect(textOf(output)).toContain('before\nwhile-no-host\n')
+    // Output written after the take-back reaches this host too (the log the keeper writes, looked at as it grows).
+    writeFileSync(go, '')
+    let later = ''
+    for (let i = 0; i < 100 && !later.includes('after\n'); i++) {
+      later += textOf(await execTool(second.ctx, 'job_output', { job_id: snapshot?.job_id }, { agent }))
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(later).toContain('after\n')
+    expect(second.ctx.get('backgroundShells')?.find(shellId, agent)?.bytes).toBe(27)
+    await until(() => pidsWithMarker(mark, true).length === 1, 'the server')
     const killed = await second.ctx.get('backgroundShells')?.stop(shellId, { signal: 'SIGTERM', force: true, timeoutMs: 2000 }, agent)
     expect(killed).toMatchObject({ outcome: 'terminated', survivors: [] })
     expect(pidsWithMarker(mark)).toEqual([])
