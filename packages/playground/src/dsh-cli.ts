@@ -1,7 +1,7 @@
 // The real dsh CLI launcher (npm start with DEEPSEEK_API_KEY): a pinned install with the four plugins in a profile.
 import { spawn, spawnSync, type SpawnOptions } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { discoverPlugins, loadablePlugins } from './plugins.ts'
 
@@ -85,16 +85,68 @@ export function ensureDshCli(root: string, log: Log = () => {}): DshInstall {
   const stampFile = join(dir, 'installed.json')
   const lockfile = readFileSync(join(root, LOCKFILE), 'utf8')
   const stamp = JSON.stringify({ ...PINS, lockfile: createHash('sha256').update(lockfile).digest('hex') })
-  if (existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(install.dsh) && existsSync(install.node)) {
+  const installed = () => existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(install.dsh) && existsSync(install.node)
+  if (installed()) {
     writeShim()
     writeFileSync(install.hmrPatch, HMR_PATCH)
     return install
   }
+  // Two test files (or a test and `npm start`) may get here at once: one installs, the other waits and uses it.
+  return withInstallLock(dir, () => {
+    if (installed()) {
+      writeShim()
+      writeFileSync(install.hmrPatch, HMR_PATCH)
+      return install
+    }
+    installCli(dir, install, lockfile, log, writeShim)
+    writeFileSync(stampFile, stamp)
+    return install
+  })
+}
+
+/** A lock older than this was left by a process that died mid-install (an install takes about a minute). */
+const STALE_LOCK_MS = 10 * 60_000
+
+/** `body` while holding `<dir>/install.lock` (made with mkdir, atomic across processes); waits for another holder. */
+function withInstallLock<T>(dir: string, body: () => T): T {
+  mkdirSync(dir, { recursive: true })
+  const lock = join(dir, 'install.lock')
+  const deadline = Date.now() + STALE_LOCK_MS
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    let age = 0
+    try {
+      age = Date.now() - statSync(lock).mtimeMs
+    } catch {
+      continue
+    }
+    if (age > STALE_LOCK_MS) {
+      rmSync(lock, { recursive: true, force: true })
+      continue
+    }
+    if (Date.now() > deadline) throw new Error(`another process has been installing the dsh CLI into ${dir} for 10 minutes — remove ${lock} if none is`)
+    // A synchronous wait (this install is synchronous end to end).
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200)
+  }
+  try {
+    return body()
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+}
+
+/** The install itself (no stamp written: the caller does, once all of it worked). */
+function installCli(dir: string, install: DshInstall, lockfile: string, log: Log, writeShim: () => void): void {
+  const nodeDir = join(dir, 'node')
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new Error(`the dsh CLI recipe ships Node 22 for linux-x64 only (this is ${process.platform}-${process.arch}) — install Node >= 22.19 and @deepseek-ai/dsh@${PINS.dsh} yourself`)
   }
   log(`installing the dsh CLI ${PINS.dsh} into ${dir} (once; about a minute)`)
-  mkdirSync(dir, { recursive: true })
   const npmArgs = ['--no-audit', '--no-fund', '--loglevel=error']
   run('npm', ['install', '--prefix', nodeDir, PINS.node, ...npmArgs], { log })
   run('npm', ['install', '--prefix', join(dir, 'pnpm'), PINS.pnpm, ...npmArgs], { log })
@@ -114,8 +166,6 @@ export function ensureDshCli(root: string, log: Log = () => {}): DshInstall {
   const pnpmArgs = ['install', '--frozen-lockfile', '--prefer-offline', '--config.update-notifier=false', '--reporter=silent']
   run(join(dir, 'bin', 'pnpm'), pnpmArgs, { cwd: cli, env: { ...process.env, ...PNPM_ENV, PATH: envPath(install) }, log })
   writeFileSync(install.hmrPatch, HMR_PATCH)
-  writeFileSync(stampFile, stamp)
-  return install
 }
 
 /** Pack each built plugin package (`npm pack`: what a registry install would get). */
