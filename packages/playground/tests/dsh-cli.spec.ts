@@ -11,26 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeTmpDir, removeTmpDir } from '@gencode-ai/testkit'
 import { discoverPlugins } from '../src/plugins.ts'
 import { ensureDshCli, ensureProfilePlugins, packPlugins, spawnDsh, type DshInstall } from '../src/dsh-cli.ts'
+import { collect } from './cli-run.ts'
 import { resultsOf as resultsOfRequest, startScriptedModel, type Reply, type SeenResult } from './model-server.ts'
 
 const root = fileURLToPath(new URL('../../..', import.meta.url))
 const fixture = (name: string) => readFileSync(fileURLToPath(new URL(`fixtures/${name}`, import.meta.url)), 'utf8')
 const PROFILE = 'headless'
-const RUN_LIMIT_MS = 120_000
 
-interface Run { code: number | null, stdout: string, stderr: string }
-
-function collect(child: ReturnType<typeof spawn>): Promise<Run> {
-  let stdout = ''
-  let stderr = ''
-  child.stdout?.on('data', (d: Buffer) => { stdout += d.toString() })
-  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString() })
-  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS)
-  return new Promise((resolve) => child.on('exit', (code) => {
-    clearTimeout(timer)
-    resolve({ code, stdout, stderr })
-  }))
-}
 
 interface LoggedResult { name: string, args: Record<string, unknown>, text: string, isError: boolean }
 

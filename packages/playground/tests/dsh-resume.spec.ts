@@ -1,7 +1,7 @@
 // Background shells across runs of the real dsh CLI (issue 29, "Done when"): run 1 is the stock headless runner;
 // later runs resume run 1's session through ctx.agents.resume with a test-only runner a patch installs (rc.8's
 // headless CLI cannot resume). The model is scripted; the first request of each resumed run is the witness.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -9,27 +9,14 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { makeTmpDir, removeTmpDir } from '@gencode-ai/testkit'
 import { ensureDshCli, ensureProfilePlugins, packPlugins, spawnDsh, type DshInstall } from '../src/dsh-cli.ts'
+import { collect } from './cli-run.ts'
 import { startScriptedModel, type ChatRequest, type Reply, type SeenResult } from './model-server.ts'
 
 const root = fileURLToPath(new URL('../../..', import.meta.url))
 const fixtures = fileURLToPath(new URL('fixtures/', import.meta.url))
 const PROFILE = 'headless'
-const RUN_LIMIT_MS = 120_000
 const SHELL_ID = /\bbg-[a-z0-9]{6}\b/
 
-interface Run { code: number | null, signal: string | null, stdout: string, stderr: string }
-
-function collect(child: ReturnType<typeof spawn>): Promise<Run> {
-  let stdout = ''
-  let stderr = ''
-  child.stdout?.on('data', (d: Buffer) => { stdout += d.toString() })
-  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString() })
-  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_LIMIT_MS)
-  return new Promise((resolve) => child.on('exit', (code, signal) => {
-    clearTimeout(timer)
-    resolve({ code, signal, stdout, stderr })
-  }))
-}
 
 /** Wait until `check` holds, polling (the bound only stops a hung test). */
 async function until(check: () => boolean, what: string, boundMs = 60_000): Promise<void> {

@@ -1,11 +1,34 @@
 /** Shared setup for this package's specs: the real host with bash_bg mounted, and /proc probes. */
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll } from 'vitest'
 import { bootHost, type Host, type HostOptions } from '@gencode-ai/testkit'
 import type { Caller, ShellSnapshot } from '../src/contract.ts'
 import * as BashBg from '../src/index.ts'
 import { openCgroupHost, type ShellCgroup } from '../src/local/cgroup.ts'
 import { localSyscalls } from '../src/local/syscalls.ts'
 import type { ShellRegistry } from '../src/shells/registry.ts'
+
+/**
+ * A DSH_HOME (the ledger) and a TMPDIR (host directories) of the calling spec file's own, set for its tests and removed
+ * after: hosts other files boot meanwhile must not reap (or see) its shells.
+ */
+export function ownHomeAndTmp(label: string): { home: string, tmp: string } {
+  const home = mkdtempSync(join(tmpdir(), `${label}-home-`))
+  const tmp = mkdtempSync(join(tmpdir(), `${label}-tmp-`))
+  const saved = { DSH_HOME: process.env.DSH_HOME, TMPDIR: process.env.TMPDIR }
+  beforeAll(() => Object.assign(process.env, { DSH_HOME: home, TMPDIR: tmp }))
+  afterAll(() => {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+    rmSync(home, { recursive: true, force: true })
+    rmSync(tmp, { recursive: true, force: true })
+  })
+  return { home, tmp }
+}
 
 export interface BgHost extends Host {
   shells: ShellRegistry

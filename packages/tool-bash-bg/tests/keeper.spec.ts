@@ -2,32 +2,20 @@
 // keeps running and logging after its host is disposed or SIGKILLed, its cap holds with no host, its exit record has
 // its true status, and nothing of it lives past orphanTtlMs. Real hosts, real processes, real files, judged in /proc.
 import { spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
 import { execTool, textOf } from '@gencode-ai/testkit'
 import { adoptShell } from '../src/local/keeper-adopt.ts'
 import type { ExitRecord } from '../src/local/keeper-protocol.ts'
 import { Ledger, ledgerRoot, type LedgerRecord } from '../src/local/ledger.ts'
 import { streamRuns } from '../src/local/stream-runs.ts'
-import { bootBashBg, marker, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { bootBashBg, marker, ownHomeAndTmp, pidsWithMarker, until, type BgHost } from './harness.ts'
 
 type Bg = { shell_id: string, pid: number, output_file: string }
 
 // A ledger and a TMPDIR of this file's own: hosts other files boot meanwhile must not reap (or see) these shells.
-const home = mkdtempSync(join(tmpdir(), 'bg-keeper-home-'))
-const tmp = mkdtempSync(join(tmpdir(), 'bg-keeper-tmp-'))
-const saved = { DSH_HOME: process.env.DSH_HOME, TMPDIR: process.env.TMPDIR }
-beforeAll(() => Object.assign(process.env, { DSH_HOME: home, TMPDIR: tmp }))
-afterAll(() => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name]
-    else process.env[name] = value
-  }
-  rmSync(home, { recursive: true, force: true })
-  rmSync(tmp, { recursive: true, force: true })
-})
+const { tmp } = ownHomeAndTmp('bg-keeper')
 
 const ledger = () => new Ledger(ledgerRoot())
 const session = (label: string) => `${label}-${Math.random().toString(36).slice(2, 10)}`

@@ -4,10 +4,9 @@
  * job_output reads its log (written while no host ran, no gap), the model is told once that it still runs, and
  * kill_shell's stop leaves nothing of it. Real hosts, a real persisted session, real processes judged in /proc.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import CommandRuntime from '@deepseek-ai/dsh-commands'
 import * as ToolJobs from '@deepseek-ai/dsh-tool-jobs'
 import type { GenerateOptions, UserMessage } from '@deepseek-ai/dsh-llm'
@@ -15,21 +14,10 @@ import { SessionId } from '@deepseek-ai/dsh-session'
 import { bootHost, execTool, runTurn, sessionEvents, textOf, textTurn, type Host, type ScriptEntry } from '@gencode-ai/testkit'
 import * as BashBg from '../src/index.ts'
 import { Ledger, ledgerRoot } from '../src/local/ledger.ts'
-import { marker, pidsWithMarker, until } from './harness.ts'
+import { marker, ownHomeAndTmp, pidsWithMarker, until } from './harness.ts'
 
 // A ledger and a TMPDIR of this file's own: hosts other files boot meanwhile must not reap (or see) these shells.
-const home = mkdtempSync(join(tmpdir(), 'bg-takeback-home-'))
-const tmp = mkdtempSync(join(tmpdir(), 'bg-takeback-tmp-'))
-const saved = { DSH_HOME: process.env.DSH_HOME, TMPDIR: process.env.TMPDIR }
-beforeAll(() => Object.assign(process.env, { DSH_HOME: home, TMPDIR: tmp }))
-afterAll(() => {
-  for (const [name, value] of Object.entries(saved)) {
-    if (value === undefined) delete process.env[name]
-    else process.env[name] = value
-  }
-  rmSync(home, { recursive: true, force: true })
-  rmSync(tmp, { recursive: true, force: true })
-})
+const { home, tmp } = ownHomeAndTmp('bg-takeback')
 
 async function boot(script: ScriptEntry[]): Promise<Host> {
   const host = await bootHost({ persistence: join(home, 'sessions'), script })

@@ -3,13 +3,13 @@
 // written to the log, the log's stop, the leader's exit, the end of its output) reaches a KeptFeed and a KeptLeader,
 // delivered after the current tick so a caller attaching in the tick its spawn resolved sees every piece.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { closeSync, fstatSync, lstatSync, openSync } from 'node:fs'
+import { closeSync, openSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { noLog } from './host-dir.ts'
 import type { KeeperMessage, SpawnRequest } from './keeper-protocol.ts'
-import type { StreamName } from './log-writer.ts'
+import { logProblem, type StreamName } from './log-writer.ts'
 import { StreamPieces } from './stream-pieces.ts'
 
 declare global {
@@ -96,13 +96,7 @@ export class KeptFeed {
   }
 
   problem(): string | undefined {
-    if (this.failure !== undefined) return `log failed (${this.failure})`
-    try {
-      if (this.fd !== undefined ? fstatSync(this.fd).nlink === 0 : !lstatSync(this.path).isFile()) return 'log removed'
-    } catch {
-      return 'log removed'
-    }
-    return undefined
+    return logProblem(this.path, this.fd, this.failure)
   }
 
   close(): void {

@@ -14,6 +14,21 @@ export type LogWatcher = (written: Buffer, stream: StreamName) => void
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND
 
+/**
+ * Why a log is not a shell's whole output, in a few words, or undefined: `failure` (the disk error that stopped capture),
+ * or the file removed — by its open descriptor's link count (removed while open: writes still land, in a file nobody
+ * can open), else by its path.
+ */
+export function logProblem(path: string, fd: number | undefined, failure?: string): string | undefined {
+  if (failure !== undefined) return `log failed (${failure})`
+  try {
+    if (fd !== undefined ? fstatSync(fd).nlink === 0 : !lstatSync(path).isFile()) return 'log removed'
+  } catch {
+    return 'log removed'
+  }
+  return undefined
+}
+
 export class LogWriter {
   bytes = 0
   capped = false
@@ -67,14 +82,7 @@ export class LogWriter {
 
   /** Why the log is not the shell's whole output, in a few words ('log removed', 'log failed (ENOSPC)'). */
   problem(): string | undefined {
-    if (this.failure !== undefined) return `log failed (${this.failure})`
-    try {
-      // Removed while open: writes still land, in a file nobody can open.
-      if (this.fd !== undefined ? fstatSync(this.fd).nlink === 0 : !lstatSync(this.path).isFile()) return 'log removed'
-    } catch {
-      return 'log removed'
-    }
-    return undefined
+    return logProblem(this.path, this.fd, this.failure)
   }
 
   private write(buffer: Buffer, stream: StreamName): void {

@@ -2,12 +2,12 @@
 // host lives (keeper-adopt.ts); this host watches its processes as a ProcessGroup over the running group (its leader's
 // end is the keeper's `ended`, its status the keeper's exit file) and reads its log from the file the keeper writes
 // (polled; each new piece with its stream from the sidecar), continuing where the log is, with no gap.
-import { closeSync, fstatSync, lstatSync, openSync, readFileSync, readSync } from 'node:fs'
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { shellCgroup } from './cgroup.ts'
 import { adoptShell, type AdoptedShell } from './keeper-adopt.ts'
 import type { LedgerRecord } from './ledger.ts'
-import type { StreamName } from './log-writer.ts'
+import { logProblem, type StreamName } from './log-writer.ts'
 import { HOST_MARK, SHELL_MARK, type ProcessCensus } from './proc-census.ts'
 import { ProcessGroup, type GroupStop } from './process-group.ts'
 import { StreamPieces } from './stream-pieces.ts'
@@ -87,12 +87,7 @@ class FileFeed {
   }
 
   problem(): string | undefined {
-    try {
-      if (this.fd !== undefined ? fstatSync(this.fd).nlink === 0 : !lstatSync(this.path).isFile()) return 'log removed'
-    } catch {
-      return 'log removed'
-    }
-    return undefined
+    return logProblem(this.path, this.fd)
   }
 
   async drained(ms: number): Promise<boolean> {
