@@ -199,15 +199,13 @@ export class LocalSource implements DirSource<LocalDir> {
     for (const dir of this.handles.keys()) this.release(dir) // deleting the current key keeps a Map's iteration valid
   }
 
-  count(dir: LocalDir, signal: AbortSignal): Maybe<number> {
-    const [base, small] = this.enter(dir)
-    const counted = (names: readonly unknown[]): number => {
+  /** A collapsed directory's entries, counted: one a walk reached, so read at once as those it descends into. */
+  count(dir: LocalDir, signal: AbortSignal): number {
+    const [base] = this.enter(dir)
+    try {
+      const names = readdirSync(base)
       checkAborted(signal)
       return names.length
-    }
-    if (!small) return readdir(base).then(counted).finally(() => { this.release(dir) })
-    try {
-      return counted(readdirSync(base))
     } finally {
       this.release(dir)
     }
