@@ -3,6 +3,7 @@
 // replaces the record whole (tmp, fsync, rename, fsync dir): a crash at any instant leaves the old or the new one.
 import { createHash, randomBytes } from 'node:crypto'
 import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { privateDirProblem } from './host-dir.ts'
@@ -169,12 +170,21 @@ export class Ledger {
     return records.sort((a, b) => a.startedAt - b.startedAt)
   }
 
+  /** A shell's record and the keeper's exit file; none for an id that is not a shell's. */
+  private filesOf(session: string, shellId: string): string[] {
+    if (!RECORD.test(`${shellId}.json`)) return []
+    const dir = this.dirOf(session)
+    return [join(dir, `${shellId}.json`), exitFileOf(dir, shellId)]
+  }
+
   /** The record and the keeper's exit file. */
   remove(session: string, shellId: string): void {
-    if (!RECORD.test(`${shellId}.json`)) return
-    const dir = this.dirOf(session)
-    rmSync(join(dir, `${shellId}.json`), { force: true })
-    rmSync(exitFileOf(dir, shellId), { force: true })
+    for (const file of this.filesOf(session, shellId)) rmSync(file, { force: true })
+  }
+
+  /** `remove` off the caller's path (the unlinks run in the thread pool): for a record no one reads again. */
+  async discard(session: string, shellId: string): Promise<void> {
+    await Promise.all(this.filesOf(session, shellId).map((file) => rm(file, { force: true }))).catch(() => {})
   }
 
   /**
