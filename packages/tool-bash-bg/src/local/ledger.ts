@@ -2,8 +2,7 @@
 // the host and a reboot's /tmp wipe ($DSH_HOME/bash-bg/ledger/<sha256(session), 16 hex>/<shellId>.json). Every write
 // replaces the record whole (tmp, fsync, rename, fsync dir): a crash at any instant leaves the old or the new one.
 import { createHash, randomBytes } from 'node:crypto'
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlink, writeSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { privateDirProblem } from './host-dir.ts'
@@ -182,9 +181,13 @@ export class Ledger {
     for (const file of this.filesOf(session, shellId)) rmSync(file, { force: true })
   }
 
-  /** `remove` off the caller's path (the unlinks run in the thread pool): for a record no one reads again. */
-  async discard(session: string, shellId: string): Promise<void> {
-    await Promise.all(this.filesOf(session, shellId).map((file) => rm(file, { force: true }))).catch(() => {})
+  /**
+   * `remove` once the current turn of the event loop is done, the unlinks in the thread pool (a file already gone is
+   * no error): for a record no one reads again, whose removal nothing waits for.
+   */
+  discard(session: string, shellId: string): void {
+    const files = this.filesOf(session, shellId)
+    setImmediate(() => { for (const file of files) unlink(file, () => {}) })
   }
 
   /**

@@ -34,7 +34,7 @@ export class Completions {
     if (shell.owner === '' || ledger === undefined || cause === 'exit') return
     // The model stopped it, and its call said so: nothing to tell, and the record goes without holding up that call.
     if (cause === 'model') {
-      void ledger.discard(shell.owner, shell.id)
+      ledger.discard(shell.owner, shell.id)
       return
     }
     // No host job carries it (no job controller serves the session): no notice now, as before; the record says ended,
