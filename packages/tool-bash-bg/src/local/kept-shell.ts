@@ -109,9 +109,10 @@ export class KeptShell {
       drained = true
       this.send({ t: 'drained', id: this.id })
     }
-    void allClosed(streams).then(tellDrained)
     const exit = await this.group.exited
     this.send({ t: 'exit', id: this.id, code: exit.code, signal: exit.signal, at: exit.at.getTime() })
+    // Told after the exit: a host that read the exit from the leader's zombie has this word before its shell settles.
+    void allClosed(streams).then(tellDrained)
     await this.group.whenEmpty(Number.POSITIVE_INFINITY)
     await closedWithin(streams, DRAIN_MS)
     tellDrained()
