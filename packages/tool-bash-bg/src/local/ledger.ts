@@ -11,7 +11,7 @@ import { privateDirProblem } from './host-dir.ts'
 export const LEDGER_LIMITS = {
   perSession: 100,
   maxAgeMs: 7 * 24 * 3_600_000,
-  /** A tmp file this old is a crashed write's leftover. */
+  /** A tmp file (or an exit file without its record) this old is a leftover: a crashed write's, a keeper's late one. */
   staleTmpMs: 60_000,
 } as const
 
@@ -55,6 +55,7 @@ export type LedgerRecord = {
 export type LedgerPatch = Partial<Omit<LedgerRecord, 'v' | 'shellId' | 'session'>>
 
 const RECORD = /^(bg-[a-z0-9]{6})\.json$/
+const EXIT_FILE = /^(bg-[a-z0-9]{6})\.exit\.json$/
 
 /** The ledger root: $DSH_HOME (else ~/.dsh)/bash-bg/ledger. */
 export function ledgerRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -192,8 +193,8 @@ export class Ledger {
 
   /**
    * Bound every session's records: delivered ended shells go; ended ones past LEDGER_LIMITS.maxAgeMs go; past
-   * perSession the oldest ended ones go (a running shell's record stays). Crashed writes' tmp files go. Returns how
-   * many records were removed.
+   * perSession the oldest ended ones go (a running shell's record stays). Crashed writes' tmp files go, and exit files
+   * whose record went (a keeper writes its own after a host removed the record). Returns how many records were removed.
    */
   prune(now: number = Date.now()): number {
     let sessions: string[]
@@ -218,12 +219,12 @@ export class Ledger {
       return 0
     }
     const records: LedgerRecord[] = []
+    const present = new Set(names)
+    const stale = (name: string) => now - (statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? now) > LEDGER_LIMITS.staleTmpMs
+    const orphan = (name: string) => EXIT_FILE.test(name) && !present.has(name.replace(EXIT_FILE, '$1.json'))
     for (const name of names) {
-      if (name.endsWith('.tmp')) {
-        const at = statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? now
-        if (now - at > LEDGER_LIMITS.staleTmpMs) rmSync(join(dir, name), { force: true })
-        continue
-      }
+      if ((name.endsWith('.tmp') || orphan(name)) && stale(name)) rmSync(join(dir, name), { force: true })
+      if (name.endsWith('.tmp')) continue
       const id = RECORD.exec(name)?.[1]
       if (id === undefined) continue
       try {

@@ -8,8 +8,15 @@ export const HOST_MARK = 'DSH_BG_HOST'
 
 /** `threads`, `wchan` and `status` (the wait status, Linux 3.5+) matter for a zombie: see `zombieExit`. */
 type Stat = {
-  state: string, ppid: number, pgrp: number, session: number, starttime: number, zombie: boolean, threads: number, wchan: number,
-  status: number,
+  state: string
+  ppid: number
+  pgrp: number
+  session: number
+  starttime: number
+  zombie: boolean
+  threads: number
+  wchan: number
+  status: number
 }
 
 /** The one parser of /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
@@ -87,7 +94,8 @@ export class ProcessCensus {
    */
   zombieExit(pid: number, start: number): { code: number | null, signal: NodeJS.Signals | null } | undefined {
     const stat = this.stat(pid)
-    if (stat?.zombie !== true || stat.starttime !== start || stat.threads !== 1 || stat.wchan !== 1 || !Number.isInteger(stat.status)) return undefined
+    if (stat?.zombie !== true || stat.starttime !== start) return undefined
+    if (stat.threads !== 1 || stat.wchan !== 1 || !Number.isInteger(stat.status)) return undefined
     const number = stat.status & 0x7f
     if (number === 0) return { code: (stat.status >> 8) & 0xff, signal: null }
     const signal = SIGNAL_NAMES.get(number)

@@ -290,7 +290,8 @@ export class ProcessGroup {
   /** Signal, wait, escalate (kill_shell, job_kill, a foreground timeout, dispose); `onSignalled` once a signal landed. */
   async terminate(request: KillRequest, onSignalled?: () => void): Promise<KillOutcome> {
     // A leader that exited but that Node has not reaped yet is a zombie still pinning the group: a signal "lands" on
-    // it, and a quick command's own exit would read as a kill. Its reap is due: wait for it first.
+    // it, and a quick command's own exit would read as a kill. Its reap is due: wait for it first (a remote leader's
+    // zombie says how it ended at once).
     if (this.phase.name === 'leader-alive' && this.proc.stat(this.pgid)?.zombie === true) {
       this.lookAtLeader()
       if (this.phase.name === 'leader-alive') await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, this.stop.reapMs))])
@@ -393,7 +394,8 @@ export class ProcessGroup {
         for (;;) {
           const left = deadline - Date.now()
           if (left <= 0) return false
-          await this.pause(Math.min(leaderAlive ? (looking ? look : left) : passive ? maxIntervalMs : interval, left), keepAlive, leaderAlive)
+          const ms = leaderAlive ? (looking ? look : left) : passive ? maxIntervalMs : interval
+          await this.pause(Math.min(ms, left), keepAlive, leaderAlive)
           if (looking) {
             look = Math.min(look * 2, KILL_POLL_MS)
             this.lookAtLeader()
