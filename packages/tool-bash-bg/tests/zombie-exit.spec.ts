@@ -19,12 +19,16 @@ afterEach(() => {
   }
 })
 
-/** A child of a process that never reaps it (its parent execs into `sleep`): the child's pid, once it is a zombie. */
+/**
+ * A child of a process that never reaps it: the child ends (`script`) only once its parent became `sleep`, which
+ * never waits. The child's pid, once it is a zombie.
+ */
 async function zombie(script: string): Promise<number> {
-  const parent = spawn('bash', ['-c', `(${script}) & echo $!; exec sleep 60`], { stdio: ['ignore', 'pipe', 'ignore'] })
+  const child = `while [ "$(cat /proc/$PPID/comm)" != sleep ]; do sleep 0.01; done; ${script}`
+  const parent = spawn('bash', ['-c', `sh -c '${child}' & echo $!; exec sleep 60`], { stdio: ['ignore', 'pipe', 'ignore'] })
   parents.push(parent.pid ?? -1)
   const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (line: Buffer) => resolve(Number(String(line).trim()))))
-  for (let i = 0; i < 1000 && census.stat(pid)?.zombie !== true; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+  while (census.stat(pid)?.zombie !== true) await new Promise((resolve) => setTimeout(resolve, 5))
   return pid
 }
 
@@ -35,7 +39,7 @@ describe('a leader\'s end from its zombie', () => {
     expect(census.zombieExit(seven, start)).toEqual({ code: 7, signal: null })
     // The same pid with another start time is another process: never read as ours.
     expect(census.zombieExit(seven, start + 1)).toBeUndefined()
-    const termed = await zombie('kill -TERM $BASHPID')
+    const termed = await zombie('kill -TERM $$')
     expect(census.zombieExit(termed, census.startTime(termed) ?? -1)).toEqual({ code: null, signal: 'SIGTERM' })
     const live = spawn('sleep', ['60'], { stdio: 'ignore' })
     parents.push(live.pid ?? -1)

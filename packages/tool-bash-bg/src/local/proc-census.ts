@@ -32,8 +32,10 @@ function parseStat(text: string | undefined): Stat | undefined {
   return { state, ppid, pgrp, session, starttime, zombie: state === 'Z' || state === 'X', threads, wchan, status }
 }
 
-/** Signal numbers to names, as Node names a child's terminating signal. */
-const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, number]) => [number, name as NodeJS.Signals]))
+/** A signal's name from its number, as Node names a child's terminating signal. */
+function signalName(number: number): NodeJS.Signals | undefined {
+  return Object.entries(constants.signals).find(([, each]) => each === number)?.[0] as NodeJS.Signals | undefined
+}
 
 /** One shell to look for: nothing older than its leader; `group` false once the group was seen empty; `NAME=value` marks. */
 export interface ScanTarget {
@@ -98,7 +100,7 @@ export class ProcessCensus {
     if (stat.threads !== 1 || stat.wchan !== 1 || !Number.isInteger(stat.status)) return undefined
     const number = stat.status & 0x7f
     if (number === 0) return { code: (stat.status >> 8) & 0xff, signal: null }
-    const signal = SIGNAL_NAMES.get(number)
+    const signal = signalName(number)
     return signal === undefined ? undefined : { code: null, signal }
   }
 
