@@ -113,6 +113,9 @@ export class KeptShell {
     this.send({ t: 'exit', id: this.id, code: exit.code, signal: exit.signal, at: exit.at.getTime() })
     // Told after the exit: a host that read the exit from the leader's zombie has this word before its shell settles.
     void allClosed(streams).then(tellDrained)
+    // The output's end first (it mostly comes with the shell's): this keeper's own census, a /proc scan, would hold up
+    // the word a host's kill waits for. A process that left the shell holding the pipes only delays the census.
+    await closedWithin(streams, DRAIN_MS)
     await this.group.whenEmpty(Number.POSITIVE_INFINITY)
     await closedWithin(streams, DRAIN_MS)
     tellDrained()
