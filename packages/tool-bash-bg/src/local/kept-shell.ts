@@ -15,6 +15,8 @@ import type { LocalSyscalls } from './syscalls.ts'
 
 /** How long the pipes are drained once the shell is empty (a process that left it may hold them). */
 const DRAIN_MS = 1000
+/** How long this keeper's census of an ended shell waits while a host holds it (the host's kill needs the CPU then). */
+const HOST_FIRST_MS = 50
 
 /** Once every stream closed. */
 function allClosed(streams: readonly Readable[]): Promise<void[]> {
@@ -116,6 +118,8 @@ export class KeptShell {
     // The output's end first (it mostly comes with the shell's): this keeper's own census, a /proc scan, would hold up
     // the word a host's kill waits for. A process that left the shell holding the pipes only delays the census.
     await closedWithin(streams, DRAIN_MS)
+    // A host holding the shell watches its end itself: the census waits a moment, not to take a core from that host.
+    if (!this.hostGone()) await new Promise((resolve) => setTimeout(resolve, HOST_FIRST_MS))
     await this.group.whenEmpty(Number.POSITIVE_INFINITY)
     await closedWithin(streams, DRAIN_MS)
     tellDrained()
