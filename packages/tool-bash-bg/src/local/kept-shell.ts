@@ -112,6 +112,8 @@ export class KeptShell {
       this.send({ t: 'drained', id: this.id })
     }
     const exit = await this.group.exited
+    // A host connected now hears the end and records it itself (or, at its exit, has recorded why it stopped it).
+    const heard = !this.hostGone()
     this.send({ t: 'exit', id: this.id, code: exit.code, signal: exit.signal, at: exit.at.getTime() })
     // Told after the exit: a host that read the exit from the leader's zombie has this word before its shell settles.
     void allClosed(streams).then(tellDrained)
@@ -136,8 +138,9 @@ export class KeptShell {
     try {
       if (this.request.files.exitFile !== '') writeAtomic(this.request.files.exitFile, JSON.stringify(record), dirname(this.request.files.exitFile))
     } catch {}
-    // With no host, the ledger learns the end from here (a host writes it itself).
-    if (this.hostGone() && this.request.ledger !== undefined) {
+    // With no host to hear the end, the ledger learns it from here; a host that heard it (and then left) wrote its own,
+    // and a host that crashed first leaves the exit file, which a resume reads.
+    if (!heard && this.request.ledger !== undefined) {
       const patch: LedgerPatch = {
         state: this.ttlKilled || exit.signal !== null ? 'killed' : 'ended', endedAt, exitCode: exit.code, signal: exit.signal,
       }
