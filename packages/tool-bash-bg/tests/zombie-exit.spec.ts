@@ -26,7 +26,7 @@ afterEach(() => {
 async function zombie(script: string): Promise<number> {
   const child = `while [ "$(cat /proc/$PPID/comm)" != sleep ]; do sleep 0.01; done; ${script}`
   const parent = spawn('bash', ['-c', `sh -c '${child}' & echo $!; exec sleep 60`], { stdio: ['ignore', 'pipe', 'ignore'] })
-  parents.push(parent.pid ?? -1)
+  if (parent.pid !== undefined) parents.push(parent.pid)
   const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (line: Buffer) => resolve(Number(String(line).trim()))))
   while (census.stat(pid)?.zombie !== true) await new Promise((resolve) => setTimeout(resolve, 5))
   return pid
@@ -42,7 +42,7 @@ describe('a leader\'s end from its zombie', () => {
     const termed = await zombie('kill -TERM $$')
     expect(census.zombieExit(termed, census.startTime(termed) ?? -1)).toEqual({ code: null, signal: 'SIGTERM' })
     const live = spawn('sleep', ['60'], { stdio: 'ignore' })
-    parents.push(live.pid ?? -1)
+    if (live.pid !== undefined) parents.push(live.pid)
     await new Promise((resolve) => live.once('spawn', resolve))
     expect(census.zombieExit(live.pid ?? -1, census.startTime(live.pid ?? -1) ?? -1)).toBeUndefined()
   })

@@ -10,7 +10,14 @@ import { exitFileOf, Ledger } from '../../tool-bash-bg/src/local/ledger.ts'
 import { bootKs, groupPids, marker, normalized, pidsWithArgv0, startBg, statOf, until, type KsHost } from './harness.ts'
 
 let host: KsHost | undefined
-afterEach(async () => { await host?.dispose(); host = undefined })
+/** A keeper this file paused: let go after each test, also when the test failed while it was paused. */
+let paused: number | undefined
+afterEach(async () => {
+  if (paused !== undefined) process.kill(paused, 'SIGCONT')
+  paused = undefined
+  await host?.dispose()
+  host = undefined
+})
 
 // The ledger (where the keeper writes a shell's exit file) of this file's own.
 const home = mkdtempSync(join(tmpdir(), 'ks-late-keeper-'))
@@ -22,10 +29,13 @@ afterAll(() => {
   rmSync(home, { recursive: true, force: true })
 })
 
-/** The shell's parent: its keeper (checked by its command line). */
-function keeperOf(pid: number): number {
-  const parent = statOf(pid)?.ppid ?? -1
+/** Pause the shell's parent, its keeper (checked by its command line); its pid. */
+function pauseKeeperOf(pid: number): number {
+  const parent = statOf(pid)?.ppid ?? 0
+  expect(parent).toBeGreaterThan(1)
   expect(readFileSync(`/proc/${parent}/cmdline`, 'utf8')).toMatch(/keeper\.(ts|js)/)
+  process.kill(parent, 'SIGSTOP')
+  paused = parent
   return parent
 }
 
@@ -37,8 +47,7 @@ describe('kill_shell with a late keeper', () => {
     // Exits 7 on SIGTERM: its code, not a signal, is what the kill must report.
     const bg = await startBg(host, `trap 'exit 7' TERM; (exec -a ${mark} sleep 60) & wait`, agent)
     await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
-    const keeper = keeperOf(bg.pid)
-    process.kill(keeper, 'SIGSTOP')
+    const keeper = pauseKeeperOf(bg.pid)
     let result
     let leader
     try {
@@ -75,8 +84,7 @@ describe('kill_shell with a late keeper', () => {
       delete process.env.DSH_BG_TRACKING
     }
     await until(() => pidsWithArgv0(mark).length === 1, 'the sleeper')
-    const keeper = keeperOf(bg.pid)
-    process.kill(keeper, 'SIGSTOP')
+    const keeper = pauseKeeperOf(bg.pid)
     let result
     try {
       result = await execTool(host.ctx, 'kill_shell', { shell_id: bg.shell_id }, { agent })
