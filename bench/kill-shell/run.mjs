@@ -9,6 +9,9 @@
 //    /proc census by marks with DSH_BG_TRACKING=marks) vs a bare group kill of the same confined
 //    argv (landlock-run … bash -c …): `kill -TERM -<pgid>`,
 //    the leader's exit, then its known pids gone (zombies aside: init here reaps orphans seconds later).
+//    A shell's parent is bash-bg's keeper, not this process: kill_shell takes the leader's end from its zombie when it
+//    looks before the keeper reaps it, else from the keeper's word, and the output's end from the keeper (one more
+//    trip through another process's event loop than the bare kill, whose leader is this process's child).
 //    (median of ROUNDS after one unmeasured warm-up round of each path, ratio; target <= 1.5x; and the paired
 //    rounds' excess over the bare kill in ms, which load stretches least). The previous baseline, which re-scanned all of /proc on
 //    every 1 ms poll (and so flattered the ratio by charging the baseline a census it does not need), is

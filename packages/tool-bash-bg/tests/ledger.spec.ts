@@ -125,6 +125,17 @@ describe('the ledger', () => {
     expect(left).toContain('bg-new000')
   })
 
+  it('prune removes an exit file whose record went (a keeper wrote it after its host removed the record), once stale', () => {
+    const ledger = fresh()
+    const now = Date.now()
+    ledger.write(record('bg-kept00'))
+    const dir = ledger.dirOf('session-a')
+    for (const id of ['bg-kept00', 'bg-gone00', 'bg-new000']) writeFileSync(join(dir, `${id}.exit.json`), '{}')
+    for (const id of ['bg-kept00', 'bg-gone00']) utimesSync(join(dir, `${id}.exit.json`), 1, 1)
+    expect(ledger.prune(now)).toBe(0)
+    expect(readdirSync(dir).sort()).toEqual(['bg-kept00.exit.json', 'bg-kept00.json', 'bg-new000.exit.json'])
+  })
+
   it('prune skips what is not a session directory', () => {
     const ledger = fresh()
     mkdirSync(join(ledger.root, 'not-a-session'), { recursive: true })

@@ -15,6 +15,8 @@ import type { LocalSyscalls } from './syscalls.ts'
 
 /** How long the pipes are drained once the shell is empty (a process that left it may hold them). */
 const DRAIN_MS = 1000
+/** How long this keeper's census of an ended shell waits while a host holds it (the host's kill needs the CPU then). */
+const HOST_FIRST_MS = 50
 
 /** Once every stream closed. */
 function allClosed(streams: readonly Readable[]): Promise<void[]> {
@@ -109,9 +111,17 @@ export class KeptShell {
       drained = true
       this.send({ t: 'drained', id: this.id })
     }
-    void allClosed(streams).then(tellDrained)
     const exit = await this.group.exited
+    // A host connected now hears the end and records it itself (or, at its exit, has recorded why it stopped it).
+    const heard = !this.hostGone()
     this.send({ t: 'exit', id: this.id, code: exit.code, signal: exit.signal, at: exit.at.getTime() })
+    // Told after the exit: a host that read the exit from the leader's zombie has this word before its shell settles.
+    void allClosed(streams).then(tellDrained)
+    // The output's end first (it mostly comes with the shell's): this keeper's own census, a /proc scan, would hold up
+    // the word a host's kill waits for. A process that left the shell holding the pipes only delays the census.
+    await closedWithin(streams, DRAIN_MS)
+    // A host holding the shell watches its end itself: the census waits a moment, not to take a core from that host.
+    if (!this.hostGone()) await new Promise((resolve) => setTimeout(resolve, HOST_FIRST_MS))
     await this.group.whenEmpty(Number.POSITIVE_INFINITY)
     await closedWithin(streams, DRAIN_MS)
     tellDrained()
@@ -128,8 +138,9 @@ export class KeptShell {
     try {
       if (this.request.files.exitFile !== '') writeAtomic(this.request.files.exitFile, JSON.stringify(record), dirname(this.request.files.exitFile))
     } catch {}
-    // With no host, the ledger learns the end from here (a host writes it itself).
-    if (this.hostGone() && this.request.ledger !== undefined) {
+    // With no host to hear the end, the ledger learns it from here; a host that heard it (and then left) wrote its own,
+    // and a host that crashed first leaves the exit file, which a resume reads.
+    if (!heard && this.request.ledger !== undefined) {
       const patch: LedgerPatch = {
         state: this.ttlKilled || exit.signal !== null ? 'killed' : 'ended', endedAt, exitCode: exit.code, signal: exit.signal,
       }

@@ -2,7 +2,7 @@
 // the host and a reboot's /tmp wipe ($DSH_HOME/bash-bg/ledger/<sha256(session), 16 hex>/<shellId>.json). Every write
 // replaces the record whole (tmp, fsync, rename, fsync dir): a crash at any instant leaves the old or the new one.
 import { createHash, randomBytes } from 'node:crypto'
-import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlink, writeSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { privateDirProblem } from './host-dir.ts'
@@ -11,7 +11,7 @@ import { privateDirProblem } from './host-dir.ts'
 export const LEDGER_LIMITS = {
   perSession: 100,
   maxAgeMs: 7 * 24 * 3_600_000,
-  /** A tmp file this old is a crashed write's leftover. */
+  /** A tmp file (or an exit file without its record) this old is a leftover: a crashed write's, a keeper's late one. */
   staleTmpMs: 60_000,
 } as const
 
@@ -55,6 +55,7 @@ export type LedgerRecord = {
 export type LedgerPatch = Partial<Omit<LedgerRecord, 'v' | 'shellId' | 'session'>>
 
 const RECORD = /^(bg-[a-z0-9]{6})\.json$/
+const EXIT_FILE = /^(bg-[a-z0-9]{6})\.exit\.json$/
 
 /** The ledger root: $DSH_HOME (else ~/.dsh)/bash-bg/ledger. */
 export function ledgerRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -169,18 +170,31 @@ export class Ledger {
     return records.sort((a, b) => a.startedAt - b.startedAt)
   }
 
+  /** A shell's record and the keeper's exit file; none for an id that is not a shell's. */
+  private filesOf(session: string, shellId: string): string[] {
+    if (!RECORD.test(`${shellId}.json`)) return []
+    const dir = this.dirOf(session)
+    return [join(dir, `${shellId}.json`), exitFileOf(dir, shellId)]
+  }
+
   /** The record and the keeper's exit file. */
   remove(session: string, shellId: string): void {
-    if (!RECORD.test(`${shellId}.json`)) return
-    const dir = this.dirOf(session)
-    rmSync(join(dir, `${shellId}.json`), { force: true })
-    rmSync(exitFileOf(dir, shellId), { force: true })
+    for (const file of this.filesOf(session, shellId)) rmSync(file, { force: true })
+  }
+
+  /**
+   * `remove` once the current turn of the event loop is done, the unlinks in the thread pool (a file already gone is
+   * no error): for a record no one reads again, whose removal nothing waits for.
+   */
+  discard(session: string, shellId: string): void {
+    const files = this.filesOf(session, shellId)
+    setImmediate(() => { for (const file of files) unlink(file, () => {}) })
   }
 
   /**
    * Bound every session's records: delivered ended shells go; ended ones past LEDGER_LIMITS.maxAgeMs go; past
-   * perSession the oldest ended ones go (a running shell's record stays). Crashed writes' tmp files go. Returns how
-   * many records were removed.
+   * perSession the oldest ended ones go (a running shell's record stays). Crashed writes' tmp files go, and exit files
+   * whose record went (a keeper writes its own after a host removed the record). Returns how many records were removed.
    */
   prune(now: number = Date.now()): number {
     let sessions: string[]
@@ -205,12 +219,12 @@ export class Ledger {
       return 0
     }
     const records: LedgerRecord[] = []
+    const present = new Set(names)
+    const stale = (name: string) => now - (statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? now) > LEDGER_LIMITS.staleTmpMs
+    const orphan = (name: string) => EXIT_FILE.test(name) && !present.has(name.replace(EXIT_FILE, '$1.json'))
     for (const name of names) {
-      if (name.endsWith('.tmp')) {
-        const at = statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? now
-        if (now - at > LEDGER_LIMITS.staleTmpMs) rmSync(join(dir, name), { force: true })
-        continue
-      }
+      if ((name.endsWith('.tmp') || orphan(name)) && stale(name)) rmSync(join(dir, name), { force: true })
+      if (name.endsWith('.tmp')) continue
       const id = RECORD.exec(name)?.[1]
       if (id === undefined) continue
       try {

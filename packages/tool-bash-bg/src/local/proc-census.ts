@@ -1,21 +1,40 @@
 // Process facts from /proc (Linux): a shell lives while its group, or a process carrying its marks, does.
+import { constants } from 'node:os'
 import type { PidAllocation, ProcessSyscalls } from './syscalls.ts'
 
 /** The environment variables naming, on every process of a shell, the shell and the host that started it. */
 export const SHELL_MARK = 'DSH_BG_SHELL'
 export const HOST_MARK = 'DSH_BG_HOST'
 
-type Stat = { state: string, ppid: number, pgrp: number, session: number, starttime: number, zombie: boolean }
+/** `threads`, `wchan` and `status` (the wait status, Linux 3.5+) matter for a zombie: see `zombieExit`. */
+type Stat = {
+  state: string
+  ppid: number
+  pgrp: number
+  session: number
+  starttime: number
+  zombie: boolean
+  threads: number
+  wchan: number
+  status: number
+}
 
 /** The one parser of /proc/<pid>/stat; the command name may hold spaces and parentheses, so split after the last ')'. */
 function parseStat(text: string | undefined): Stat | undefined {
   if (text === undefined) return undefined
-  // After the comm: state(0) ppid(1) pgrp(2) session(3) ... starttime (clock ticks after boot, 19).
+  // After the comm: state(0) ppid(1) pgrp(2) session(3) ... num_threads(17) starttime (clock ticks after boot, 19)
+  // ... wchan(32) ... exit_code(49).
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-  const [ppid = NaN, pgrp = NaN, session = NaN, starttime = NaN] = [1, 2, 3, 19].map((i) => Number(fields[i]))
+  const [ppid = NaN, pgrp = NaN, session = NaN, threads = NaN, starttime = NaN, wchan = NaN, status = NaN] = [1, 2, 3, 17, 19, 32, 49]
+    .map((i) => Number(fields[i]))
   const state = fields[0]
   if (state === undefined || !Number.isFinite(pgrp) || !Number.isFinite(starttime)) return undefined
-  return { state, ppid, pgrp, session, starttime, zombie: state === 'Z' || state === 'X' }
+  return { state, ppid, pgrp, session, starttime, zombie: state === 'Z' || state === 'X', threads, wchan, status }
+}
+
+/** A signal's name from its number, as Node names a child's terminating signal. */
+function signalName(number: number): NodeJS.Signals | undefined {
+  return Object.entries(constants.signals).find(([, each]) => each === number)?.[0] as NodeJS.Signals | undefined
 }
 
 /** One shell to look for: nothing older than its leader; `group` false once the group was seen empty; `NAME=value` marks. */
@@ -67,6 +86,22 @@ export class ProcessCensus {
 
   startTime(pid: number): number | undefined {
     return this.stat(pid)?.starttime
+  }
+
+  /**
+   * How `pid` (start time `start`) ended, read from its zombie before its parent (another process) reaps it: the wait
+   * status its parent will read. The kernel shows that status, and a wchan of 1, only to a process allowed to read it
+   * (else both read 0); a zombie whose other threads live is a leader thread that exited alone. Undefined unless `pid`
+   * is that zombie, alone, and readable.
+   */
+  zombieExit(pid: number, start: number): { code: number | null, signal: NodeJS.Signals | null } | undefined {
+    const stat = this.stat(pid)
+    if (stat?.zombie !== true || stat.starttime !== start) return undefined
+    if (stat.threads !== 1 || stat.wchan !== 1 || !Number.isInteger(stat.status)) return undefined
+    const number = stat.status & 0x7f
+    if (number === 0) return { code: (stat.status >> 8) & 0xff, signal: null }
+    const signal = signalName(number)
+    return signal === undefined ? undefined : { code: null, signal }
   }
 
   /** The host, its ancestors, and their groups and sessions: never signalled, even when they carry a shell's marks. */

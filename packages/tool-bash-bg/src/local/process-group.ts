@@ -40,6 +40,9 @@ export class ProcessGroup {
   /** The leader is another process's child (the keeper's): it is reaped there, unseen. */
   private readonly remote: boolean
   readonly exited: Promise<LeaderExit>
+  private settleExit: (exit: LeaderExit) => void = () => {}
+  /** The leader's end was read from its zombie here, before its parent's word came. */
+  private exitSeenHere = false
   phase: GroupPhase = { name: 'leader-alive' }
   live = 1
   /** The signal of the kill under way, owed to every marked process a scan finds. */
@@ -66,20 +69,39 @@ export class ProcessGroup {
     this.pgid = leader.pid
     this.leaderStart = leader.start ?? proc.startTime(leader.pid) ?? 0
     this.remote = leader.start !== undefined
-    this.exited = new Promise((resolve) => {
-      leader.once('exit', (code, signal) => {
-        const exit = { code, signal, at: new Date() }
-        if (this.phase.name === 'leader-alive') this.phase = { name: 'leader-exited', exit }
-        // A kill's wait takes its census now, which delivers what marked processes are owed.
-        clearTimeout(this.discovery)
-        resolve(exit)
-      })
-    })
+    this.exited = new Promise((resolve) => { this.settleExit = resolve })
+    leader.once('exit', (code, signal) => this.leaderExited(code, signal, false))
     if (cgroup !== undefined) setTimeout(() => { if (this.phase.name === 'leader-alive') this.join() }, JOIN_LOOK_MS).unref()
   }
 
   get pid(): number {
     return this.pgid
+  }
+
+  /**
+   * The leader's end: its parent's word (Node's 'exit', or the keeper's), or `seenHere`, read from its zombie. The
+   * parent's word after a zombie's is the truth and corrects the exit already given (they differ only for a leader
+   * thread that ended before its process); a word with neither code nor signal (its parent vanished) corrects nothing.
+   */
+  private leaderExited(code: number | null, signal: NodeJS.Signals | null, seenHere: boolean): void {
+    if (this.phase.name !== 'leader-alive') {
+      if (this.exitSeenHere && !seenHere && (code !== null || signal !== null)) Object.assign(this.phase.exit, { code, signal })
+      this.exitSeenHere = false
+      return
+    }
+    const exit = { code, signal, at: new Date() }
+    this.phase = { name: 'leader-exited', exit }
+    this.exitSeenHere = seenHere
+    // A kill's wait takes its census now, which delivers what marked processes are owed.
+    clearTimeout(this.discovery)
+    this.settleExit(exit)
+  }
+
+  /** A remote leader that died while its parent (the keeper) has not reaped it yet: its zombie says how, now. */
+  private lookAtLeader(): void {
+    if (!this.remote || this.phase.name !== 'leader-alive') return
+    const exit = this.proc.zombieExit(this.pgid, this.leaderStart)
+    if (exit !== undefined) this.leaderExited(exit.code, exit.signal, true)
   }
 
   get tracking(): Tracking {
@@ -268,9 +290,11 @@ export class ProcessGroup {
   /** Signal, wait, escalate (kill_shell, job_kill, a foreground timeout, dispose); `onSignalled` once a signal landed. */
   async terminate(request: KillRequest, onSignalled?: () => void): Promise<KillOutcome> {
     // A leader that exited but that Node has not reaped yet is a zombie still pinning the group: a signal "lands" on
-    // it, and a quick command's own exit would read as a kill. Its reap is due: wait for it first.
+    // it, and a quick command's own exit would read as a kill. Its reap is due: wait for it first (a remote leader's
+    // zombie says how it ended at once).
     if (this.phase.name === 'leader-alive' && this.proc.stat(this.pgid)?.zombie === true) {
-      await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, this.stop.reapMs))])
+      this.lookAtLeader()
+      if (this.phase.name === 'leader-alive') await Promise.race([this.exited, new Promise((resolve) => setTimeout(resolve, this.stop.reapMs))])
     }
     const started = Date.now()
     const outcome = (signal_sent: KillOutcome['signal_sent'], force_killed: boolean, survivors: number[]): KillOutcome => ({
@@ -353,6 +377,9 @@ export class ProcessGroup {
     try {
       const deadline = Date.now() + timeoutMs
       let interval = 1
+      // A kill's wait looks for a remote leader's zombie at doubling intervals (and at each wake): the keeper's word
+      // of its exit takes a trip through another process's event loop.
+      let look = 1
       for (;;) {
         const leaderAlive = this.phase.name === 'leader-alive'
         const passive = !keepAlive && this.active > 0
@@ -363,10 +390,16 @@ export class ProcessGroup {
           watched = keepAlive ? this.census() : this.members()
           if (watched.length === 0) return true
         }
+        const looking = leaderAlive && keepAlive && this.remote
         for (;;) {
           const left = deadline - Date.now()
           if (left <= 0) return false
-          await this.pause(leaderAlive ? left : Math.min(passive ? maxIntervalMs : interval, left), keepAlive, leaderAlive)
+          const ms = leaderAlive ? (looking ? look : left) : passive ? maxIntervalMs : interval
+          await this.pause(Math.min(ms, left), keepAlive, leaderAlive)
+          if (looking) {
+            look = Math.min(look * 2, KILL_POLL_MS)
+            this.lookAtLeader()
+          }
           interval = leaderAlive ? 1 : Math.min(interval * 2, maxIntervalMs)
           if (!keepAlive || leaderAlive || this.isEmpty() || !watched.some((pid) => this.stillAlive(pid))) break
         }

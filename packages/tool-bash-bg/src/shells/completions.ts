@@ -32,9 +32,9 @@ export class Completions {
   settled(shell: ShellSnapshot, cause: StopCause | undefined): void {
     const ledger = this.options.ledger()
     if (shell.owner === '' || ledger === undefined || cause === 'exit') return
-    // The model stopped it, and its call said so: nothing to tell.
+    // The model stopped it, and its call said so: nothing to tell, and the record goes without holding up that call.
     if (cause === 'model') {
-      ledger.remove(shell.owner, shell.id)
+      ledger.discard(shell.owner, shell.id)
       return
     }
     // No host job carries it (no job controller serves the session): no notice now, as before; the record says ended,

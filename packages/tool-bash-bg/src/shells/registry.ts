@@ -207,9 +207,12 @@ export class ShellRegistry implements BackgroundShells {
     } catch {}
   }
 
-  /** Its end, as this host saw it (unless the host let it go: then its keeper writes it). */
+  /**
+   * Its end, as this host saw it (unless the host let it go: then its keeper writes it). A shell the model stopped is
+   * not recorded: its record goes once its end is judged (Completions), and a kill_shell waits for no fsync.
+   */
   private ended(shell: BackgroundShell, snapshot: ShellSnapshot): void {
-    if (this.exiting === 'kept') return
+    if (this.exiting === 'kept' || shell.stopCause === 'model') return
     const state = this.exiting ?? (snapshot.status === 'killed' ? 'killed' : 'ended')
     const endedAt = snapshot.ended_at === null ? Date.now() : Date.parse(snapshot.ended_at)
     this.note(shell, { state, endedAt, exitCode: snapshot.exit_code, signal: snapshot.signal })

@@ -115,6 +115,9 @@ export class BackgroundShell {
     this.record.leader_exited_at = exit.at.toISOString()
     await this.processes.whenEmpty(Number.POSITIVE_INFINITY)
     await this.writer.drained(KILL_POLICY.drainMs)
+    // An end first read from the leader's zombie is corrected in place by its parent's word, which comes before the drain.
+    this.record.exit_code = exit.code
+    this.record.signal = exit.signal
     this.writer.close()
     this.sync()
     // A shell whose log could not be written ended in error: its output is incomplete.
