@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 /** The part of esbuild's API used here (esbuild is tsx's, resolved from it: no dependency of this package). */
 interface Esbuild {
   buildSync(options: Record<string, unknown>): { outputFiles: { text: string }[], metafile: { inputs: Record<string, unknown> } }
+  stop(): Promise<void>
 }
 
 /** What the cache keeps of one entry: the bundle's file, and the hash of each input it was built from. */
@@ -56,11 +57,19 @@ export function sourceEntry(here: string, name: string): string {
   const cached = current(record)
   if (cached !== undefined) return cached
   const esbuild = createRequire(createRequire(import.meta.url).resolve('tsx'))('esbuild') as Esbuild
-  const { outputFiles, metafile } = esbuild.buildSync({
-    entryPoints: [entry], bundle: true, write: false, metafile: true, format: 'esm', platform: 'node', target: 'node20',
-    packages: 'external', alias: { '@gencode-ai/dsh-tool-common': fileURLToPath(new URL('./index.ts', import.meta.url)) },
-    absWorkingDir: pkg, logLevel: 'silent',
-  })
+  let built: ReturnType<Esbuild['buildSync']>
+  try {
+    built = esbuild.buildSync({
+      entryPoints: [entry], bundle: true, write: false, metafile: true, format: 'esm', platform: 'node', target: 'node20',
+      packages: 'external', alias: { '@gencode-ai/dsh-tool-common': fileURLToPath(new URL('./index.ts', import.meta.url)) },
+      absWorkingDir: pkg, logLevel: 'silent',
+    })
+  } finally {
+    // esbuild keeps its service process for the next call, with this process's environment: a spec that looks for
+    // processes carrying its marker would find it. Builds are rare (the cache), so each stops it.
+    void esbuild.stop()
+  }
+  const { outputFiles, metafile } = built
   const text = outputFiles.map((output) => output.text).join('')
   mkdirSync(cache, { recursive: true })
   const file = join(cache, `${name}-${sha1(text).slice(0, 16)}.mjs`)

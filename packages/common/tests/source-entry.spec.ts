@@ -77,6 +77,22 @@ describe('sourceEntry: an entry of the TypeScript source, bundled once and reuse
     expect(run(sourceEntry(here, 'main'))).toBe('two 2.0 KiB\n')
   })
 
+  it('leaves no esbuild process running (it would carry this process\'s environment)', async () => {
+    writeFileSync(join(pkg, 'src', 'part.ts'), "export const part: string = 'three'\n")
+    expect(run(sourceEntry(here, 'main'))).toBe('three 2.0 KiB\n')
+    const esbuilds = () => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]!.split(' ')
+        return stat[0] !== 'Z' && Number(stat[1]) === process.pid && readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('esbuild')
+      } catch {
+        return false
+      }
+    })
+    // The bound only stops a hung test.
+    for (let i = 0; i < 200 && esbuilds().length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(esbuilds()).toEqual([])
+  })
+
   it('an entry in no package says where it looked', () => {
     const loose = join(tmp, 'loose')
     mkdirSync(loose)
