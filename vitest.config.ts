@@ -1,22 +1,11 @@
 import { relative } from 'node:path'
-import { configDefaults, defineConfig } from 'vitest/config'
+import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
-
-/**
- * Packages whose spec files share one module graph per worker (isolate: false): each spec boots its own host and disposes
- * it, and restores what it changes (a spy on a host's object, an environment variable; hardening's process marker is
- * each file's own, set as it loads). Loading the DSH host's modules again for every file was about a fifth of the suite's
- * time. Hardening, isolated: 142.8 s and 147.8 s of CPU for its 190 tests; shared: 86.5 s and 141.5 s (back to back,
- * `npx vitest run --project isolated packages/hardening --isolate=<true|false>`, load 5–6; its worker threads and keeper
- * no longer load through tsx, which had made its shared files run up to twice as long). tool-bash-bg stays isolated
- * (specs that set TMPDIR, PATH and DSH_HOME for a file's hosts).
- */
-const SHARED = 'packages/{common,testkit,tool-list-dir,tool-read,playground,tool-kill-shell,hardening}'
 
 /**
  * The longest files, longest first (9–40 s each in a fresh clone's run, three workers, load average 3–4): started first,
  * they run beside the many short ones instead of after them. Vitest orders by its own cache of durations, which a fresh
- * clone lacks (it then runs one project's files, by size, before the other's: the longest last, alone on one worker).
+ * clone lacks (it then ran one project's files, by size, before the other's: the longest last, alone on one worker).
  */
 const LONGEST = [
   'packages/hardening/tests/fuzz-bash-bg.spec.ts',
@@ -49,7 +38,7 @@ function rank(spec: TestSpecification): number {
   return at === -1 ? LONGEST.length : at
 }
 
-/** Vitest's order, but the files of LONGEST first, across projects. */
+/** Vitest's order, but the files of LONGEST first. */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     // Array#sort is stable: the rest keep vitest's order.
@@ -70,14 +59,16 @@ export default defineConfig({
     // timeouts, kills, sleeps) while the others need the CPU.
     maxWorkers: 3,
     sequence: { sequencer: LongestFirst },
-    // Each project names its own files (a project's arrays are appended to the root's, never replace them).
-    projects: [
-      { extends: true, test: { name: 'shared', include: [`${SHARED}/tests/**/*.spec.ts`], isolate: false } },
-      {
-        extends: true,
-        test: { name: 'isolated', include: ['packages/*/tests/**/*.spec.ts'], exclude: [...configDefaults.exclude, `${SHARED}/**`] },
-      },
-    ],
+    include: ['packages/*/tests/**/*.spec.ts'],
+    // The spec files share one module graph per worker: each boots its own hosts and disposes them, and restores what it
+    // changes (a spy on a host's object; TMPDIR, PATH, DSH_HOME or a tracking mode set for its own hosts; hardening's
+    // process marker is each file's own, set as it loads); no plugin module holds state (tool-bash-bg's rooms spec).
+    // Loading the DSH host's modules again for every file was about a fifth of the suite's time. Measured back to back
+    // (`npx vitest run <package> --isolate=<true|false>`, load 5–9), isolated → shared: hardening 142.8 → 86.5 s, CPU
+    // 147.8 → 141.5 s; tool-bash-bg 85.9 → 74.7 s, CPU 67.5 → 50.7 s; tool-kill-shell 27.4 → 22.6 s, CPU 25.5 → 20.3 s.
+    // (An earlier run, when worker threads and the keeper still loaded through tsx, had shared hardening files running
+    // up to twice as long.)
+    isolate: false,
     // `npm test` runs with --coverage: what the published plugins ship, measured over the whole suite
     // (README "Gates" has the floors and today's figures).
     coverage: {
