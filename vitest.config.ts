@@ -3,32 +3,34 @@ import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * The longest files, longest first (9–40 s each in a fresh clone's run, three workers, load average 3–4): started first,
+ * The longest files, longest first (7–39 s each in a fresh clone's run, three workers, load average 5–6): started first,
  * they run beside the many short ones instead of after them. Vitest orders by its own cache of durations, which a fresh
- * clone lacks (it then ran one project's files, by size, before the other's: the longest last, alone on one worker).
+ * clone lacks (it then orders files by size, and a long one could start last, alone on one worker).
  */
 const LONGEST = [
-  'packages/hardening/tests/fuzz-bash-bg.spec.ts',
-  'packages/playground/tests/dsh-cli.spec.ts',
   'packages/playground/tests/dsh-resume.spec.ts',
+  'packages/playground/tests/dsh-cli.spec.ts',
+  'packages/hardening/tests/swaps.spec.ts',
+  'packages/hardening/tests/fuzz-bash-bg.spec.ts',
   'packages/tool-bash-bg/tests/watch.spec.ts',
-  'packages/tool-bash-bg/tests/keeper.spec.ts',
   'packages/hardening/tests/wait-for-cost.spec.ts',
-  'packages/hardening/tests/pdf-bomb.spec.ts',
+  'packages/tool-bash-bg/tests/keeper.spec.ts',
   'packages/tool-bash-bg/tests/installed.spec.ts',
-  'packages/tool-bash-bg/tests/tool.spec.ts',
+  'packages/tool-bash-bg/tests/delivery-crash.spec.ts',
+  'packages/hardening/tests/pdf-bomb.spec.ts',
+  'packages/hardening/tests/hostile-git-index.spec.ts',
   'packages/tool-bash-bg/tests/world.spec.ts',
-  'packages/hardening/tests/fuzz-kill-shell.spec.ts',
+  'packages/hardening/tests/processes.spec.ts',
   'packages/hardening/tests/hostile-rules.spec.ts',
   'packages/hardening/tests/shutdown-kills.spec.ts',
-  'packages/hardening/tests/fs-faults.spec.ts',
   'packages/playground/tests/console.spec.ts',
-  'packages/hardening/tests/hostile-load.spec.ts',
+  'packages/tool-bash-bg/tests/tool.spec.ts',
+  'packages/hardening/tests/fuzz-kill-shell.spec.ts',
   'packages/tool-kill-shell/tests/jobs.spec.ts',
-  'packages/tool-kill-shell/tests/kill.spec.ts',
-  'packages/tool-read/tests/differential.spec.ts',
+  'packages/tool-read/tests/bmp.spec.ts',
   'packages/tool-bash-bg/tests/moved.spec.ts',
-  'packages/hardening/tests/fuzz-read.spec.ts',
+  'packages/tool-kill-shell/tests/kill.spec.ts',
+  'packages/hardening/tests/hostile-load.spec.ts',
   'packages/hardening/tests/foreground-shutdown.spec.ts',
 ]
 
