@@ -1,43 +1,36 @@
 import { relative } from 'node:path'
-import { configDefaults, defineConfig } from 'vitest/config'
+import { defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
- * Packages whose spec files share one module graph per worker (isolate: false): each spec boots its own host and disposes
- * it, and none patches modules, the environment or process handlers. Loading the DSH host's modules again for every
- * file was about a fifth of the suite's time; the rest stay isolated (spies, TMPDIR, exit hooks). Hardening stays
- * isolated too: sharing saved its imports (1.4 s a file) but its files then ran up to twice as long (fuzz-kill-shell,
- * hostile-rules, fs-faults), for a slower suite.
- */
-const SHARED = 'packages/{common,testkit,tool-list-dir,tool-read,playground}'
-
-/**
- * The longest files, longest first (9–40 s each in a fresh clone's run, three workers, load average 3–4): started first,
+ * The longest files, longest first (7–39 s each in a fresh clone's run, three workers, load average 5–6): started first,
  * they run beside the many short ones instead of after them. Vitest orders by its own cache of durations, which a fresh
- * clone lacks (it then runs one project's files, by size, before the other's: the longest last, alone on one worker).
+ * clone lacks (it then orders files by size, and a long one could start last, alone on one worker).
  */
 const LONGEST = [
-  'packages/hardening/tests/fuzz-bash-bg.spec.ts',
-  'packages/playground/tests/dsh-cli.spec.ts',
   'packages/playground/tests/dsh-resume.spec.ts',
+  'packages/playground/tests/dsh-cli.spec.ts',
+  'packages/hardening/tests/swaps.spec.ts',
+  'packages/hardening/tests/fuzz-bash-bg.spec.ts',
   'packages/tool-bash-bg/tests/watch.spec.ts',
-  'packages/tool-bash-bg/tests/keeper.spec.ts',
   'packages/hardening/tests/wait-for-cost.spec.ts',
-  'packages/hardening/tests/pdf-bomb.spec.ts',
+  'packages/tool-bash-bg/tests/keeper.spec.ts',
   'packages/tool-bash-bg/tests/installed.spec.ts',
-  'packages/tool-bash-bg/tests/tool.spec.ts',
+  'packages/tool-bash-bg/tests/delivery-crash.spec.ts',
+  'packages/hardening/tests/pdf-bomb.spec.ts',
+  'packages/hardening/tests/hostile-git-index.spec.ts',
   'packages/tool-bash-bg/tests/world.spec.ts',
-  'packages/hardening/tests/fuzz-kill-shell.spec.ts',
+  'packages/hardening/tests/processes.spec.ts',
   'packages/hardening/tests/hostile-rules.spec.ts',
   'packages/hardening/tests/shutdown-kills.spec.ts',
-  'packages/hardening/tests/fs-faults.spec.ts',
   'packages/playground/tests/console.spec.ts',
-  'packages/hardening/tests/hostile-load.spec.ts',
+  'packages/tool-bash-bg/tests/tool.spec.ts',
+  'packages/hardening/tests/fuzz-kill-shell.spec.ts',
   'packages/tool-kill-shell/tests/jobs.spec.ts',
-  'packages/tool-kill-shell/tests/kill.spec.ts',
-  'packages/tool-read/tests/differential.spec.ts',
+  'packages/tool-read/tests/bmp.spec.ts',
   'packages/tool-bash-bg/tests/moved.spec.ts',
-  'packages/hardening/tests/fuzz-read.spec.ts',
+  'packages/tool-kill-shell/tests/kill.spec.ts',
+  'packages/hardening/tests/hostile-load.spec.ts',
   'packages/hardening/tests/foreground-shutdown.spec.ts',
 ]
 
@@ -47,7 +40,7 @@ function rank(spec: TestSpecification): number {
   return at === -1 ? LONGEST.length : at
 }
 
-/** Vitest's order, but the files of LONGEST first, across projects. */
+/** Vitest's order, but the files of LONGEST first. */
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     // Array#sort is stable: the rest keep vitest's order.
@@ -68,14 +61,16 @@ export default defineConfig({
     // timeouts, kills, sleeps) while the others need the CPU.
     maxWorkers: 3,
     sequence: { sequencer: LongestFirst },
-    // Each project names its own files (a project's arrays are appended to the root's, never replace them).
-    projects: [
-      { extends: true, test: { name: 'shared', include: [`${SHARED}/tests/**/*.spec.ts`], isolate: false } },
-      {
-        extends: true,
-        test: { name: 'isolated', include: ['packages/*/tests/**/*.spec.ts'], exclude: [...configDefaults.exclude, `${SHARED}/**`] },
-      },
-    ],
+    include: ['packages/*/tests/**/*.spec.ts'],
+    // The spec files share one module graph per worker: each boots its own hosts and disposes them, and restores what it
+    // changes (a spy on a host's object; TMPDIR, PATH, DSH_HOME or a tracking mode set for its own hosts; hardening's
+    // process marker is each file's own, set as it loads); no plugin module holds state (tool-bash-bg's rooms spec).
+    // Loading the DSH host's modules again for every file was about a fifth of the suite's time. Measured back to back
+    // (`npx vitest run <package> --isolate=<true|false>`, load 5–9), isolated → shared: hardening 142.8 → 86.5 s, CPU
+    // 147.8 → 141.5 s; tool-bash-bg 85.9 → 74.7 s, CPU 67.5 → 50.7 s; tool-kill-shell 27.4 → 22.6 s, CPU 25.5 → 20.3 s.
+    // (An earlier run, when worker threads and the keeper still loaded through tsx, had shared hardening files running
+    // up to twice as long.)
+    isolate: false,
     // `npm test` runs with --coverage: what the published plugins ship, measured over the whole suite
     // (README "Gates" has the floors and today's figures).
     coverage: {

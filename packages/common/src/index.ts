@@ -7,6 +7,7 @@ export { checkFsAborted, errnoOf, errnoReason, fsAborted, osError, type ErrnoSub
 export { echo, escapeName, escapeText, fsPath, hasRawBytes, nameFromBytes, shownPath, unescapeName } from './escape.ts'
 export { readsAreLocal } from './local-reads.ts'
 export { compareNames } from './names.ts'
+export { sourceEntry } from './source-entry.ts'
 export { startWorker } from './worker.ts'
 export { quoted } from './quote.ts'
 export { object, required, tag } from './schema.ts'

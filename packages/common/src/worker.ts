@@ -1,5 +1,6 @@
 // A plugin's worker thread, started from its bundle or, in tests, from its TypeScript source.
 import { Worker, type WorkerOptions } from 'node:worker_threads'
+import { sourceEntry } from './source-entry.ts'
 
 declare global {
   interface ImportMeta {
@@ -8,11 +9,9 @@ declare global {
   }
 }
 
-/** The worker `name` beside the module at `here` (its import.meta.url): `<name>.js` in a bundle, `<name>.ts` through tsx in source. */
+/** The worker `name` beside the module at `here` (its import.meta.url): `<name>.js` in a bundle, `<name>.ts` bundled in source. */
 export function startWorker(here: string, name: string, options: WorkerOptions): Worker {
   if (import.meta.dshBundle === true || !here.endsWith('.ts')) return new Worker(new URL(`./${name}.js`, here), options)
-  // From the TypeScript source (tests run it so): the thread loads the worker through tsx, a dev dependency the bundle
-  // never names (the build drops this branch).
-  const entry = JSON.stringify(new URL(`./${name}.ts`, here).href)
-  return new Worker(`import('tsx/esm/api').then((api) => api.tsImport(${entry}, ${JSON.stringify(here)}))`, { ...options, eval: true })
+  // From the TypeScript source (tests run it so): the thread loads the source's bundle (the build drops this branch).
+  return new Worker(sourceEntry(here, name), options)
 }

@@ -4,9 +4,9 @@
 // delivered after the current tick so a caller attaching in the tick its spawn resolved sees every piece.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
+import { sourceEntry } from '@gencode-ai/dsh-tool-common'
 import { noLog } from './host-dir.ts'
 import type { KeeperMessage, SpawnRequest } from './keeper-protocol.ts'
 import { logProblem, type StreamName } from './log-writer.ts'
@@ -19,12 +19,11 @@ declare global {
   }
 }
 
-/** Node's argv for the keeper: `keeper.js` beside a bundle, or `keeper.ts` through tsx from the TypeScript source (tests). */
+/** Node's argv for the keeper: `keeper.js` beside a bundle, or `keeper.ts` bundled from the TypeScript source (tests). */
 function keeperArgv(socket: string): string[] {
   const here = import.meta.url
   if (import.meta.dshBundle === true || !here.endsWith('.ts')) return [fileURLToPath(new URL('./keeper.js', here)), socket]
-  const tsx = pathToFileURL(createRequire(here).resolve('tsx')).href
-  return ['--import', tsx, fileURLToPath(new URL('./keeper.ts', here)), socket]
+  return [sourceEntry(here, 'keeper'), socket]
 }
 
 /** A kept shell's log as the host sees it: the keeper writes it, this counts it and tells the watchers each piece. */
