@@ -33,7 +33,7 @@ afterAll(() => {
 function pauseKeeperOf(pid: number): number {
   const parent = statOf(pid)?.ppid ?? 0
   expect(parent).toBeGreaterThan(1)
-  expect(readFileSync(`/proc/${parent}/cmdline`, 'utf8')).toMatch(/keeper\.(ts|js)/)
+  expect(readFileSync(`/proc/${parent}/cmdline`, 'utf8')).toMatch(/keeper(-[0-9a-f]+)?\.(ts|js|mjs)\b/)
   process.kill(parent, 'SIGSTOP')
   paused = parent
   return parent
