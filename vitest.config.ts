@@ -1,5 +1,5 @@
 import { relative } from 'node:path'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 /**
@@ -34,6 +34,12 @@ const LONGEST = [
   'packages/hardening/tests/foreground-shutdown.spec.ts',
 ]
 
+/**
+ * Files that assert a fact of their whole process (its peak RSS, `resourceUsage().maxRSS`): each runs in a fresh worker,
+ * as a worker shared with other files carries their peaks.
+ */
+const OWN_PROCESS = ['packages/hardening/tests/hostile-list-dir.spec.ts']
+
 /** A file's place in LONGEST; every other file after them. */
 function rank(spec: TestSpecification): number {
   const at = LONGEST.indexOf(relative(spec.project.config.root, spec.moduleId))
@@ -62,7 +68,6 @@ export default defineConfig({
     // workers 174 s of vitest (1.65 cores busy), four 161 s.
     maxWorkers: 4,
     sequence: { sequencer: LongestFirst },
-    include: ['packages/*/tests/**/*.spec.ts'],
     // The spec files share one module graph per worker: each boots its own hosts and disposes them, and restores what it
     // changes (a spy on a host's object; TMPDIR, PATH, DSH_HOME or a tracking mode set for its own hosts; hardening's
     // process marker is each file's own, set as it loads); no plugin module holds state (tool-bash-bg's rooms spec).
@@ -71,7 +76,14 @@ export default defineConfig({
     // 147.8 → 141.5 s; tool-bash-bg 85.9 → 74.7 s, CPU 67.5 → 50.7 s; tool-kill-shell 27.4 → 22.6 s, CPU 25.5 → 20.3 s.
     // (An earlier run, when worker threads and the keeper still loaded through tsx, had shared hardening files running
     // up to twice as long.)
-    isolate: false,
+    // Each project names its own files (a project's arrays are appended to the root's, never replace them).
+    projects: [
+      {
+        extends: true,
+        test: { name: 'shared', include: ['packages/*/tests/**/*.spec.ts'], exclude: [...configDefaults.exclude, ...OWN_PROCESS], isolate: false },
+      },
+      { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
+    ],
     // `npm run test:coverage` and CI (`npm test -- --coverage`): what the published plugins ship, measured over the whole suite
     // (README "Gates" has the floors and today's figures).
     coverage: {
