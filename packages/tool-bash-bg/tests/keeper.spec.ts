@@ -179,6 +179,20 @@ describe('a shell outlives its host', () => {
     expect(log).toBe('a'.repeat(cap - capMarker.length) + capMarker)
   }, 360_000)
 
+  it('a host that leaves while its keeper sends output (the channel closed before the keeper hears it): the keeper and the shell go on', async () => {
+    host = await bootBashBg({ keepOnExit: true, maxLogBytes: 64 * 1024 * 1024 })
+    const id = session('leaving')
+    const chunks = 300
+    const shell = await start(host, id, `for i in $(seq ${chunks}); do head -c 65536 /dev/zero | tr '\\0' b; sleep 0.002; done; echo end >&2`)
+    // Output flows (one message to the host per piece) as the host closes the channel.
+    await until(() => size(shell.output_file) > 1024 * 1024, 'output to flow')
+    await host.dispose()
+    host = undefined
+    await until(() => ledger().read(id, shell.shell_id)?.state !== 'running', 'the writer to finish with no host', 120_000)
+    expect(ledger().read(id, shell.shell_id)).toMatchObject({ state: 'ended', exitCode: 0 })
+    expect(size(shell.output_file)).toBe(chunks * 65536 + 'end\n'.length)
+  }, 180_000)
+
   it('at host exit (the exit hook\'s part, without exiting): kept shells keep their files and note the exit; otherwise they are targets and stopped-at-exit', async () => {
     for (const keepOnExit of [true, false]) {
       host = await bootBashBg({ keepOnExit })

@@ -29,8 +29,10 @@ class Keeper {
 
   private send(message: KeeperMessage): void {
     if (this.hostGone || process.send === undefined) return
+    // With a callback, a send into a channel the host has just closed (before 'disconnect' is heard) fails there;
+    // without one, Node emits it as an 'error' on process, unhandled: the keeper died, and its shells with their pipes.
     try {
-      process.send(message)
+      process.send(message, undefined, {}, () => {})
     } catch {}
   }
 
