@@ -64,8 +64,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Real processes and real temp dirs, on 2 cores: two workers more than cores, as many files mostly wait (on shells'
-    // timeouts, kills, sleeps, child hosts) while the others need the CPU. Fresh clone, idle machine, no coverage: three
-    // workers 174 s of vitest (1.65 cores busy), four 161 s.
+    // timeouts, kills, sleeps, child hosts) while the others need the CPU. A fresh clone's `npm test`, idle machine: three
+    // workers 198 s of vitest (1.7 cores busy), four 156 s.
     maxWorkers: 4,
     sequence: { sequencer: LongestFirst },
     // The spec files share one module graph per worker: each boots its own hosts and disposes them, and restores what it
@@ -84,7 +84,7 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'own-process', include: OWN_PROCESS, isolate: true } },
     ],
-    // `npm run test:coverage` and CI (`npm test -- --coverage`): what the published plugins ship, measured over the whole suite
+    // `npm test` runs with --coverage: what the published plugins ship, measured over the whole suite
     // (README "Gates" has the floors and today's figures).
     coverage: {
       provider: 'v8',
