@@ -4,26 +4,16 @@
 // delivered after the current tick so a caller attaching in the tick its spawn resolved sees every piece.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { closeSync, openSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
-import { sourceEntry } from '@gencode-ai/dsh-tool-common'
+import { entryFile } from '@gencode-ai/dsh-tool-common'
 import { noLog } from './host-dir.ts'
 import type { KeeperMessage, SpawnRequest } from './keeper-protocol.ts'
 import { logProblem, type StreamName } from './log-writer.ts'
 import { StreamPieces } from './stream-pieces.ts'
 
-declare global {
-  interface ImportMeta {
-    /** true in a published bundle (the build defines it), which holds the keeper as `keeper.js` beside itself. */
-    dshBundle?: boolean
-  }
-}
-
 /** Node's argv for the keeper: `keeper.js` beside a bundle, or `keeper.ts` bundled from the TypeScript source (tests). */
 function keeperArgv(socket: string): string[] {
-  const here = import.meta.url
-  if (import.meta.dshBundle === true || !here.endsWith('.ts')) return [fileURLToPath(new URL('./keeper.js', here)), socket]
-  return [sourceEntry(here, 'keeper'), socket]
+  return [entryFile(import.meta.url, 'keeper'), socket]
 }
 
 /** A kept shell's log as the host sees it: the keeper writes it, this counts it and tells the watchers each piece. */
