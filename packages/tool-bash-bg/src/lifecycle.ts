@@ -96,9 +96,14 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
       else await registry.terminateAll()
     } finally {
       clearInterval(hold)
+      // Whatever stopping or keeping threw, the claims go and the keeper hears its host leave: a keeper never told keeps
+      // waiting for a host that is gone to record its shells' ends.
+      try {
+        claims.release()
+      } finally {
+        local.dispose(keep)
+      }
     }
-    claims.release()
-    local.dispose(keep)
   }, 'tool-bash-bg shells')
   const worlds = {
     local, runs: registry.foreground, toolName, maxLogBytes: config.maxLogBytes, stopGraceMs: () => registry.defaultKill().timeoutMs,
