@@ -9,6 +9,7 @@ import {
 import type { ListRequest } from './args.ts'
 import { argumentError, checkAborted } from './errors.ts'
 import type { Entry, Listing } from './types.ts'
+import type { ListingCache } from './walk/listing-cache.ts'
 import { ChangedError, LocalSource } from './walk/local-source.ts'
 import { ProviderSource } from './walk/provider-source.ts'
 import { findRepo, type Repo } from './walk/repo.ts'
@@ -21,9 +22,12 @@ export interface Root extends Dir {
   readonly local: string
 }
 
-/** The fast path wherever the provider's reads are the local provider's own: node:fs then sees what ctx.fs would. */
-export function chooseSource(ctx: Context, root: Dir & { readonly target?: FsTarget }): DirSource {
-  return root.target !== undefined && readsAreLocal(ctx.fs) ? new LocalSource() : new ProviderSource(ctx)
+/**
+ * The fast path wherever the provider's reads are the local provider's own: node:fs then sees what ctx.fs would; with
+ * the host's `cache` of what earlier walks counted.
+ */
+export function chooseSource(ctx: Context, root: Dir & { readonly target?: FsTarget }, cache?: ListingCache): DirSource {
+  return root.target !== undefined && readsAreLocal(ctx.fs) ? new LocalSource(cache) : new ProviderSource(ctx)
 }
 
 export async function listDirectory(

@@ -4,11 +4,14 @@ import { defineTool, type GenericCallView, type GenericResultView, type ToolDefi
 import { blanksAsAbsent, type OutsideGate, shownPath, withRole } from '@gencode-ai/dsh-tool-common'
 import { callMode, parameters, parseArgs, type ListArgs } from './args.ts'
 import type { Config } from './config.ts'
-import { listDirectory } from './list.ts'
+import { chooseSource, listDirectory } from './list.ts'
 import { renderListing } from './render.ts'
 import { LISTING_SCHEMA } from './types.ts'
+import { ListingCache } from './walk/listing-cache.ts'
 
 export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGate): ToolDefinition {
+  // One per plugin instance: a host's later listings re-read only the directories that changed.
+  const cache = config.cachedEntries > 0 ? new ListingCache(config.cachedEntries) : undefined
   return withRole(blanksAsAbsent(defineTool({
     name: config.toolName,
     description: 'List a directory with sizes.',
@@ -18,7 +21,10 @@ export function listDirectoryTool(ctx: Context, config: Config, gate: OutsideGat
       render: (args, value) => [{ type: 'text', text: renderListing(value, { ...callMode(args, config.maxEntries), pathArg: args.path }) }],
     },
     isConcurrencySafe: () => true,
-    execute: async (args, exec) => await listDirectory(ctx, exec, parseArgs(args, config.maxEntries), gate),
+    execute: async (args, exec) => {
+      const request = parseArgs(args, config.maxEntries)
+      return await listDirectory(ctx, exec, request, gate, (root) => chooseSource(ctx, root, cache))
+    },
     presentCall,
     presentResult,
   }), ['path']), 'list')

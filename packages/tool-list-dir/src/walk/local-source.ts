@@ -7,6 +7,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { fsPath, nameFromBytes } from '@gencode-ai/dsh-tool-common'
 import { checkAborted } from '../errors.ts'
 import type { Child } from '../types.ts'
+import type { ListingCache } from './listing-cache.ts'
 import { type Bare, type Dir, type DirSource, type LinkMode, MAX_SMALL_FILE } from './source.ts'
 import { andThen, type Maybe } from './steps.ts'
 
@@ -75,13 +76,25 @@ export class LocalSource implements DirSource<LocalDir> {
   /** Entries read synchronously since the walk last yielded. */
   private run = 0
 
+  /**
+   * `cache`: the host's listings of directories walks only counted (see bare); `since`: when this walk started, so that
+   * what changed just before is not kept.
+   */
+  constructor(private readonly cache?: ListingCache, private readonly since = Date.now()) {
+    this.keep = cache?.keeping() === true ? cache : undefined
+  }
+
+  /** The cache this walk adds to (see ListingCache.keeping). */
+  private readonly keep: ListingCache | undefined
+
   children(dir: LocalDir, links: LinkMode, signal: AbortSignal): Maybe<Child[]> {
     return andThen(this.read(dir, signal), (read) => this.shape(read, links, signal))
   }
 
   /** Node's own Dirents, where links are kept as entries (no stat each); names as decoded, `exact` re-reads them as bytes. */
   bare(dir: LocalDir, links: LinkMode, signal: AbortSignal): Maybe<Bare<Dirent> | Child[]> {
-    return andThen(this.read(dir, signal), (read): Maybe<LocalBare | Child[]> => {
+    const kept = this.kept(dir)
+    return andThen(kept ?? this.read(dir, signal, this.keep), (read): Maybe<LocalBare | Child[]> => {
       if (links === 'follow') return this.shape(read, links, signal)
       checkAborted(signal)
       return { items: read[1], name: nameOf, type: typeOf, read }
@@ -96,21 +109,47 @@ export class LocalSource implements DirSource<LocalDir> {
    * Open `dir` and read its entries with their types: at once when it is small (yielding to the event loop first after
    * SYNC_RUN entries read so), through the thread pool when large.
    */
-  private read(dir: LocalDir, signal: AbortSignal): Maybe<Read> {
+  private read(dir: LocalDir, signal: AbortSignal, cache?: ListingCache): Maybe<Read> {
     const [base, small] = this.enter(dir)
     if (!small) return readdir(base, { withFileTypes: true }).then((dirents): Read => [base, dirents, false])
-    if (this.run <= SYNC_RUN) return this.readNow(base)
+    if (this.run <= SYNC_RUN) return this.readNow(dir, base, cache)
     this.run = 0
     return yieldToLoop().then(() => {
       checkAborted(signal)
-      return this.readNow(base)
+      return this.readNow(dir, base, cache)
     })
   }
 
-  private readNow(base: string | Buffer): Read {
+  /** Read `dir` now; with `cache`, keep what was read for later walks when nothing in it needs its handle again. */
+  private readNow(dir: LocalDir, base: string | Buffer, cache?: ListingCache): Read {
+    const seen = cache === undefined ? undefined : this.identity(dir)
     const dirents = readdirSync(base, { withFileTypes: true })
     this.run += dirents.length
+    if (seen !== undefined && plain(dirents)) cache?.put(dir.local, seen, dirents, this.since)
     return [base, dirents, true]
+  }
+
+  /**
+   * A counted directory's entries as an earlier walk read them, when an lstat of its path shows the same inode unchanged
+   * since: nothing opened. Its path reaches only what its parent's listing named (a link is never entered), and an inode
+   * unchanged has the entries that were read through its checked handle.
+   */
+  private kept(dir: LocalDir): Read | undefined {
+    if (this.cache === undefined || dir.parent === undefined) return undefined
+    const dirents = this.cache.get(dir.local, () => statOf(fsPath(dir.local), false))
+    if (dirents === undefined) return undefined
+    this.run += dirents.length
+    return [fsPath(dir.local), dirents, true]
+  }
+
+  /** The open directory's inode and times, taken before its read (a change during the read then shows next time). */
+  private identity(dir: LocalDir): Stats | undefined {
+    const fd = this.handles.get(dir)
+    try {
+      return fd === undefined ? lstatSync(fsPath(dir.local)) : fstatSync(fd)
+    } catch {
+      return undefined
+    }
   }
 
   private shape([base, dirents, small]: Read, links: LinkMode, signal: AbortSignal): Maybe<Child[]> {
@@ -323,6 +362,19 @@ async function sliced<T>(items: T[], signal: AbortSignal, each: (item: T) => voi
 }
 
 const nameOf = (dirent: Dirent): string => dirent.name
+
+/**
+ * Whether a directory's read can be kept: its entries need nothing but their names and types later (a link is
+ * stat'ed through the handle, a name holding U+FFFD re-read as bytes, a .gitignore read through it).
+ */
+function plain(dirents: Dirent[]): boolean {
+  for (let index = 0; index < dirents.length; index++) {
+    const dirent = dirents[index] as Dirent
+    const name = dirent.name
+    if (dirent.isSymbolicLink() || name === '.gitignore' || name.includes('\ufffd')) return false
+  }
+  return true
+}
 
 const typeOf = (info: Pick<Stats, 'isFile' | 'isDirectory' | 'isSymbolicLink'>): Child['type'] =>
   info.isFile() ? 'file' : info.isDirectory() ? 'directory' : info.isSymbolicLink() ? 'symlink' : 'other'
