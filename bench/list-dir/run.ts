@@ -22,6 +22,7 @@ import { performance } from 'node:perf_hooks'
 import { join } from 'node:path'
 import { bootHost, execTool, removeTmpDir, makeTmpDir, type Host } from '@gencode-ai/testkit'
 import * as ListDir from '../../packages/tool-list-dir/dist/index.js'
+import { SETTLED_MS } from '../../packages/tool-list-dir/src/walk/listing-cache.ts'
 import { shellTimer } from '../shell-timer.ts'
 import { alternate, time } from '../time.ts'
 
@@ -66,18 +67,21 @@ for (let a = 0; a < 20; a++) {
     }))
   }
 }
+const made = Date.now()
 const load = (): string => loadavg().map((n) => n.toFixed(1)).join(' ')
 console.log(`load average at the start ${load()} (1, 5, 15 min): the machine's other work slows runs unevenly`)
 console.log(`bench/list-dir: ${entries} entries in one directory; ${20 * 25 * perDir} files in a depth-3 tree; ${20 * Math.ceil(smallDirs / 20)} directories of 2 files`)
 
-async function listHost(sandbox: boolean): Promise<Host> {
+async function listHost(sandbox: boolean, config = {}): Promise<Host> {
   const host = await bootHost({ cwd: dir, ...sandbox ? { sandbox: 'workspace-write' as const } : {} })
-  await host.ctx.plugin(ListDir, {})
+  await host.ctx.plugin(ListDir, config)
   return host
 }
 const product = await listHost(true)
 const bare = await listHost(false)
-const agents = new Map([product, bare].map((host) => [host, host.agent(dir)]))
+// The product composition without the listing cache: every call reads every directory, as a host's first call does.
+const uncached = await listHost(true, { cachedEntries: 0 })
+const agents = new Map([product, bare, uncached].map((host) => [host, host.agent(dir)]))
 const call = (host: Host, args: object) => async () => {
   const result = await execTool(host.ctx, 'list_directory', args, { agent: agents.get(host)! })
   if (result.isError) throw new Error(`list_directory failed: ${JSON.stringify(result.error)}`)
@@ -95,12 +99,16 @@ const lsl = await time('ls -l > /dev/null (timed by a shell)', 5, lsShell.run)
 const findShell = shellTimer(['find', tree, '-maxdepth', '3'])
 const findSmall = shellTimer(['find', small, '-maxdepth', '3'])
 
+// A host keeps directories only once they sat unchanged for SETTLED_MS (a tree being written is read each time): the
+// trees were made just now, as no repository a user lists is.
+await new Promise((resolve) => setTimeout(resolve, Math.max(0, made + SETTLED_MS - Date.now())))
 console.log('\nrecursive depth 3, 50k files (alternated: load and drift hit all alike)')
-const [deep = Number.NaN, deepBare = Number.NaN, find = Number.NaN, findSpawned = Number.NaN] = await alternate(15, [
+const [deep = Number.NaN, deepBare = Number.NaN, find = Number.NaN, findSpawned = Number.NaN, deepUncached = Number.NaN] = await alternate(15, [
   ['list_directory recursive, product', call(product, { path: 'tree', recursive: true, depth: 3 })],
   ['list_directory recursive, bare dsh-fs-local', call(bare, { path: 'tree', recursive: true, depth: 3 })],
   ['find -maxdepth 3 > /dev/null (timed by a shell)', findShell.run],
   ['the same find by execFileSync from this host', () => execFileSync('find', [tree, '-maxdepth', '3'], quiet)],
+  ['list_directory recursive, product, cachedEntries 0', call(uncached, { path: 'tree', recursive: true, depth: 3 })],
 ])
 
 // The same call after the host sat idle (as between an agent's calls): caches and the CPU's clock have cooled.
@@ -117,9 +125,10 @@ const [idle = Number.NaN, idleFind = Number.NaN] = await alternate(9, [
 ])
 
 console.log('\nrecursive depth 3, 20k directories of 2 files (alternated)')
-const [manyDirs = Number.NaN, manyFind = Number.NaN] = await alternate(9, [
+const [manyDirs = Number.NaN, manyFind = Number.NaN, manyUncached = Number.NaN] = await alternate(9, [
   ['list_directory recursive, product', call(product, { path: 'small', recursive: true, depth: 3 })],
   ['find -maxdepth 3 > /dev/null (timed by a shell)', findSmall.run],
+  ['list_directory recursive, product, cachedEntries 0', call(uncached, { path: 'small', recursive: true, depth: 3 })],
 ])
 
 // The first five calls of fresh hosts (each its own process, plain Node on built JS as the dsh CLI runs: the JIT as cold
@@ -158,14 +167,17 @@ ratio('50k files, first call of a fresh host / find', fresh.calls[0]! / fresh.fi
 ratio(`50k files, worst of the first ${CALLS} calls / find`, worst(fresh.calls) / fresh.find, '(target <= 1.50)')
 ratio('50k files, warm: list_directory / find -maxdepth 3', deep / find, '(target <= 1.00)')
 ratio('  the same / find by execFileSync (its spawn counted)', deep / findSpawned, '')
+ratio('  every directory read (cachedEntries 0) / find', deepUncached / find, '')
 ratio('50k files, after 200 ms idle / find', idle / idleFind, '')
 ratio('20k directories, first call of a fresh host / find', freshSmall.calls[0]! / freshSmall.find, '(target <= 1.50)')
 ratio(`20k directories, worst of the first ${CALLS} calls / find`, worst(freshSmall.calls) / freshSmall.find, '(target <= 1.50)')
 ratio('20k directories, warm / find', manyDirs / manyFind, '(target <= 1.00)')
+ratio('  every directory read (cachedEntries 0) / find', manyUncached / manyFind, '')
 console.log('bare dsh-fs-local, same run')
 ratio('flat 100k: list_directory / ls -l', flatBare / lsl, '')
 ratio('recursive depth 3: list_directory / find -maxdepth 3', deepBare / find, '')
 
 await product.dispose()
 await bare.dispose()
+await uncached.dispose()
 await removeTmpDir(dir)

@@ -47,7 +47,7 @@ const ARGS: ListArgs = { path: '.', recursive: true, depth: 4, limit: 3 }
 describe('the listing cache', () => {
   it('a re-listing takes unchanged counted directories from it, and equals a listing read from disk', async () => {
     await makeFixture(host.cwd)
-    const cache = new ListingCache(100_000)
+    const cache = new ListingCache(200_000)
     const disk = await listThrough(host, ARGS, 'local')
     expect(disk.truncated).toBeDefined()
     // The host's first walk keeps nothing; the second keeps; the third takes back.
@@ -67,7 +67,7 @@ describe('the listing cache', () => {
 
   it('what changed since is read again: an entry added or removed, a directory swapped for a link, one renamed over another', async () => {
     await makeFixture(host.cwd)
-    const cache = new ListingCache(100_000)
+    const cache = new ListingCache(200_000)
     await listCached(ARGS, cache)
     await listCached(ARGS, cache)
     const steps: [string, () => Promise<void>][] = [
@@ -95,32 +95,40 @@ describe('the listing cache', () => {
 
   it('a directory changed within SETTLED_MS of the walk\'s start is not kept (its times may not show a change in the same tick)', async () => {
     await makeFixture(host.cwd)
-    const cache = new ListingCache(100_000)
+    const cache = new ListingCache(200_000)
     const now = Date.now()
     await listCached(ARGS, cache, now)
     await listCached(ARGS, cache, now)
     expect(cache.size).toBe(0)
   })
 
-  it('holds at most its limit of entries, the least recently used going first', () => {
+  it('holds at most its limit, making room from what earlier walks used least recently, never from what this walk used', () => {
     const dirents = (count: number): Dirent[] => readdirSync('/', { withFileTypes: true }).slice(0, count)
     const identity = (ino: number) => ({ dev: 1, ino, mtimeMs: 0, ctimeMs: 0 })
-    const cache = new ListingCache(10)
-    cache.put('/a', identity(1), dirents(3), Date.now())
-    cache.put('/b', identity(2), dirents(3), Date.now())
-    expect(cache.size).toBe(8)
-    expect(cache.get('/a', () => identity(1))).toHaveLength(3) // now the most recently used
-    cache.put('/c', identity(3), dirents(2), Date.now())
-    expect(cache.size).toBe(7)
-    expect([cache.has('/a'), cache.has('/b'), cache.has('/c')]).toEqual([true, false, true])
-    // Larger than the whole cache: not kept, nothing evicted for it.
-    cache.put('/d', identity(4), dirents(10), Date.now())
-    expect([cache.has('/a'), cache.has('/c'), cache.has('/d')]).toEqual([true, true, false])
+    const since = Date.now()
+    // Each directory weighs its entries and 4 more.
+    const cache = new ListingCache(20)
+    cache.keeping()
+    cache.put('/a', identity(1), dirents(3), since)
+    cache.put('/b', identity(2), dirents(3), since)
+    expect(cache.size).toBe(14)
+    // A walk larger than the cache: what it kept first stays, what does not fit is not kept.
+    cache.put('/c', identity(3), dirents(3), since)
+    expect([cache.has('/a'), cache.has('/b'), cache.has('/c')]).toEqual([true, true, false])
+    // The next walk uses /b, then keeps /c: room is made from /a (used by an earlier walk only).
+    cache.keeping()
+    expect(cache.get('/b', () => identity(2))).toHaveLength(3)
+    cache.put('/c', identity(3), dirents(3), since)
+    expect([cache.has('/a'), cache.has('/b'), cache.has('/c')]).toEqual([false, true, true])
+    expect(cache.size).toBe(14)
+    // Larger than the whole cache: not kept, nothing dropped for it.
+    cache.put('/d', identity(4), dirents(20), since)
+    expect([cache.has('/b'), cache.has('/c'), cache.has('/d')]).toEqual([true, true, false])
     // Another inode, or the same one changed: dropped.
-    expect(cache.get('/a', () => identity(9))).toBeUndefined()
+    expect(cache.get('/b', () => identity(9))).toBeUndefined()
     expect(cache.get('/c', () => ({ ...identity(3), mtimeMs: 1 }))).toBeUndefined()
-    expect(cache.get('/c', () => undefined)).toBeUndefined()
     expect(cache.size).toBe(0)
+    expect(cache.hits).toBe(1)
   })
 
   it('through the tool: a host\'s repeated listings equal listings read from disk, before and after a change', async () => {

@@ -11,16 +11,28 @@ export const SETTLED_MS = 2000
 /** What identifies a directory's contents: an entry added, removed or renamed moves mtime; a replaced inode moves ino. */
 type Identity = Pick<Stats, 'dev' | 'ino' | 'mtimeMs' | 'ctimeMs'>
 
-interface Kept extends Identity { dirents: Dirent[] }
+/** A kept directory: what it was, its entries, and the walk that last used it. */
+interface Kept extends Identity { dirents: Dirent[], walk: number }
+
+/** What a directory costs beside its entries, in entries (its key, record and array: measured about 4x an entry's 100 bytes). */
+const DIRECTORY_WEIGHT = 4
+
+const weightOf = (kept: { dirents: Dirent[] }): number => kept.dirents.length + DIRECTORY_WEIGHT
 
 export class ListingCache {
+  /** Least recently used first: a Map iterates in insertion order, and a use moves a directory to the end. */
   private readonly kept = new Map<string, Kept>()
-  private entries = 0
+  private weight = 0
+  /** Walks started: the current one's number. */
   private walks = 0
   /** Directories taken back (for tests and the bench). */
   hits = 0
 
-  /** `limit`: entries held, all directories together (a directory counts one more); the least recently used go first. */
+  /**
+   * `limit`: entries held, all directories together, each directory weighing DIRECTORY_WEIGHT more. Room is made by
+   * dropping what earlier walks used least recently; what the current walk used is never dropped for it, so a walk
+   * larger than the cache keeps its first part for the next one (dropping the least recently used would leave it none).
+   */
   constructor(private readonly limit: number) {}
 
   /**
@@ -40,43 +52,44 @@ export class ListingCache {
       this.drop(local, kept)
       return undefined
     }
-    // Most recently used last: a Map iterates in insertion order, so eviction takes the first.
     this.kept.delete(local)
     this.kept.set(local, kept)
+    kept.walk = this.walks
     this.hits++
     return kept.dirents
   }
 
   /**
    * Keep `local`'s entries, read after `seen` (its fstat), unless it changed within SETTLED_MS of `since` (the walk's start)
-   * or is larger than the whole cache.
+   * or no room can be made for it.
    */
   put(local: string, seen: Identity, dirents: Dirent[], since: number): void {
     if (Math.max(seen.mtimeMs, seen.ctimeMs) > since - SETTLED_MS) return
-    const size = dirents.length + 1
-    if (size > this.limit) return
     const old = this.kept.get(local)
     if (old !== undefined) this.drop(local, old)
-    this.kept.set(local, { dev: seen.dev, ino: seen.ino, mtimeMs: seen.mtimeMs, ctimeMs: seen.ctimeMs, dirents })
-    this.entries += size
+    const weight = weightOf({ dirents })
     for (const [key, kept] of this.kept) {
-      if (this.entries <= this.limit) break
+      if (this.weight + weight <= this.limit) break
+      if (kept.walk === this.walks) break // all that follow were used by this walk too
       this.drop(key, kept)
     }
+    if (this.weight + weight > this.limit) return
+    this.kept.set(local, { dev: seen.dev, ino: seen.ino, mtimeMs: seen.mtimeMs, ctimeMs: seen.ctimeMs, dirents, walk: this.walks })
+    this.weight += weight
   }
 
   has(local: string): boolean {
     return this.kept.has(local)
   }
 
-  /** Entries held now (for tests and the bench). */
+  /** Entries held now, directories weighed in (for tests and the bench). */
   get size(): number {
-    return this.entries
+    return this.weight
   }
 
   private drop(local: string, kept: Kept): void {
     this.kept.delete(local)
-    this.entries -= kept.dirents.length + 1
+    this.weight -= weightOf(kept)
   }
 }
 
