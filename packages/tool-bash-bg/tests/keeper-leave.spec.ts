@@ -1,18 +1,21 @@
-// A host leaving while a message of its keeper is half read. Node's disconnect() then never closes the channel (it
-// waits for that message, and drops it as the channel is gone): a keeper that learns of its host's exit only from the
-// channel's close never learns it, never runs its shells' TTL and never records their ends (keeper.spec's 1 GiB case
-// hung so). The order is forced: the host's side of the channel is caught holding half a message, then the host leaves.
+// A host leaving its keeper, in the orders that lost a kept shell's end. (1) While a message of the keeper is half read:
+// Node's disconnect() then never closes the channel (it waits for that message, and drops it as the channel is gone),
+// and a keeper that learned of its host's exit only from the channel's close never learned it, never ran its shells'
+// TTL and never recorded their ends (keeper.spec's 1 GiB case hung so). (2) A shell ending after its host let it go
+// (keepOnExit) but before the host left: the host no longer records its end, and the keeper thought the host did.
+// Each order is forced.
 import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { execTool, textOf } from '@gencode-ai/testkit'
 import { KeeperClient } from '../src/local/keeper-client.ts'
 import type { ExitRecord } from '../src/local/keeper-protocol.ts'
 import { exitFileOf, Ledger, ledgerRoot } from '../src/local/ledger.ts'
 import { ProcessCensus } from '../src/local/proc-census.ts'
 import { localSyscalls } from '../src/local/syscalls.ts'
 import { KILL_POLICY } from '../src/shells/kill-policy.ts'
-import { membersOf, ownHomeAndTmp, until } from './harness.ts'
+import { bootBashBg, marker, membersOf, ownHomeAndTmp, pidsWithMarker, until, type BgHost } from './harness.ts'
 import { processReport, shellReport } from './shell-report.ts'
 
 const { tmp } = ownHomeAndTmp('bg-keeper-leave')
@@ -40,9 +43,9 @@ function alive(pid: number): boolean {
 const busy = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
 describe('a host leaving while its channel holds half a keeper message', () => {
-  const cleanup: (() => void)[] = []
-  afterEach(() => {
-    for (const each of cleanup.splice(0)) each()
+  const cleanup: (() => Promise<void> | void)[] = []
+  afterEach(async () => {
+    for (const each of cleanup.splice(0)) await each()
   })
 
   it('the keeper hears it leave: the TTL stops the shell, the keeper records the end in the ledger, and exits', async () => {
@@ -89,4 +92,23 @@ describe('a host leaving while its channel holds half a keeper message', () => {
     expect(membersOf(id)).toEqual([])
     await until(() => !alive(keeper), 'the keeper to exit', 20_000, () => processReport(keeper))
   }, 120_000)
+
+  it('a kept shell ending after its host let it go (the exit hook\'s part, the host still running): its keeper records the end', async () => {
+    const host: BgHost = await bootBashBg({ keepOnExit: true })
+    cleanup.push(() => host.dispose())
+    const session = `letgo-${Math.random().toString(36).slice(2, 10)}`
+    const mark = marker('letgo')
+    const result = await execTool(host.ctx, 'bash_bg', { command: `exec -a ${mark} sleep 600`, run_in_background: true }, { agent: host.agent(undefined, session) })
+    if (result.isError) throw new Error(textOf(result))
+    const shell = result.value as { shell_id: string, pid: number }
+    const ledger = () => new Ledger(ledgerRoot())
+    await until(() => ledger().read(session, shell.shell_id) !== undefined, 'its ledger record')
+    const { keep } = host.shells.atExit()
+    expect(keep.size).toBe(2)
+    // The host, past letting its shells go, records none of their ends; it has not left (a dispose or its exit's end).
+    process.kill(-shell.pid, 'SIGKILL')
+    await until(() => pidsWithMarker(mark, true).length === 0, 'the shell to die')
+    await until(() => ledger().read(session, shell.shell_id)?.state !== 'running', 'its keeper to record the end', 30_000, () => shellReport(session, shell.shell_id))
+    expect(ledger().read(session, shell.shell_id)).toMatchObject({ state: 'killed', signal: 'SIGKILL', exitCode: null })
+  }, 60_000)
 })

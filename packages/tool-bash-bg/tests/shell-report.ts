@@ -3,6 +3,7 @@
  * are at that moment, for a hang in CI to say which part stopped (the keeper gone or unaware its host left, the writer
  * stuck, the end written elsewhere).
  */
+import { execFileSync } from 'node:child_process'
 import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs'
 import { Ledger, ledgerRoot } from '../src/local/ledger.ts'
 
@@ -34,6 +35,27 @@ export function processReport(pid: number): string {
     fds = `(${(error as NodeJS.ErrnoException).code ?? String(error)})`
   }
   return `pid ${pid}: state ${state}, wchan ${text(`/proc/${pid}/wchan`)}, argv ${argv}, fds ${fds}`
+}
+
+/**
+ * The unix sockets `pid` holds, each with the process at its other end (`ss -xp`, where installed): a keeper whose host
+ * left still connected to it never heard the host leave.
+ */
+export function socketPeers(pid: number): string {
+  let table: string[]
+  try {
+    table = execFileSync('ss', ['-xpn'], { encoding: 'utf8', timeout: 10_000 }).split('\n')
+  } catch (error) {
+    return `(no ss: ${(error as NodeJS.ErrnoException).code ?? String(error)})`
+  }
+  const mine = table.filter((line) => line.includes(`pid=${pid},`))
+  const peers = mine.map((line) => {
+    // Netid, State, Recv-Q, Send-Q, local address and inode, peer address and inode, the users.
+    const [, , , , , inode, , peer] = line.trim().split(/\s+/)
+    const other = table.find((each) => each.trim().split(/\s+/)[5] === peer && peer !== '0' && each !== line)
+    return `${inode} ⇄ ${peer}: ${other?.match(/users:\(.*\)/)?.[0] ?? 'no peer'}`
+  })
+  return peers.length === 0 ? 'none' : peers.join('; ')
 }
 
 /** Live pids whose environment carries the shell's mark (DSH_BG_SHELL=<id>), zombies included. */
@@ -71,7 +93,8 @@ export function shellReport(session: string, shellId: string): string {
       size = `(${(error as NodeJS.ErrnoException).code ?? String(error)})`
     }
     lines.push(`log ${record.log}: ${size} bytes`)
-    lines.push(`keeper: ${record.keeper === undefined ? 'none recorded' : processReport(record.keeper.pid)}`)
+    if (record.keeper === undefined) lines.push('keeper: none recorded')
+    else lines.push(`keeper: ${processReport(record.keeper.pid)}`, `keeper's unix sockets: ${socketPeers(record.keeper.pid)} (this process: ${process.pid})`)
   }
   const members = marked(shellId)
   lines.push(`the shell's processes: ${members.length === 0 ? 'none' : ''}`, ...members.map((pid) => `  ${processReport(pid)}`))
