@@ -41,7 +41,7 @@ export function processReport(pid: number): string {
  * The unix sockets `pid` holds, each with the process at its other end (`ss -xp`, where installed): a keeper whose host
  * left still connected to it never heard the host leave.
  */
-export function socketPeers(pid: number): string {
+function socketPeers(pid: number): string {
   let table: string[]
   try {
     table = execFileSync('ss', ['-xpn'], { encoding: 'utf8', timeout: 10_000 }).split('\n')
