@@ -50,7 +50,8 @@ describe('a host leaving while its channel holds half a keeper message', () => {
 
   it('the keeper hears it leave: the TTL stops the shell, the keeper records the end in the ledger, and exits', async () => {
     const session = `leave-${Math.random().toString(36).slice(2, 10)}`
-    const id = 'bg-leaves'
+    // Its own id: the shell's processes are found (and, in a failure, killed) by the mark carrying it.
+    const id = `bg-${Math.random().toString(36).slice(2, 8).padEnd(6, '0')}`
     const ledger = new Ledger(ledgerRoot())
     const census = new ProcessCensus(localSyscalls())
     const client = new KeeperClient('', (pid) => census.startTime(pid))
