@@ -65,6 +65,7 @@ export function startShells(ctx: Context, config: Config): { registry: ShellRegi
     keepOnExit: config.keepOnExit,
     orphanTtlMs: config.orphanTtlMs,
     ledger,
+    lettingGo: () => local.keeper.disconnect(),
     started: (owner) => { claim(owner) },
     completed: (shell, cause) => completions.settled(shell, cause),
   })

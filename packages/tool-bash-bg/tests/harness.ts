@@ -67,11 +67,23 @@ export function marker(label: string): string {
   return `bgmark_${label}_${process.pid}_${Math.random().toString(36).slice(2, 8)}`
 }
 
-/** Wait until `check` holds, polling (no wall-clock assertion: the bound only stops a hung test). */
-export async function until(check: () => boolean, what: string, boundMs = 20_000): Promise<void> {
+/**
+ * Wait until `check` holds, polling (no wall-clock assertion: the bound only stops a hung test). A hang explains itself:
+ * the error names the environment the waiting file sees (shared by every file of a vitest worker), and `explain`'s
+ * account of the state waited on (a kept shell's: `shellReport`).
+ */
+export async function until(check: () => boolean, what: string, boundMs = 20_000, explain?: () => string): Promise<void> {
   const deadline = Date.now() + boundMs
   while (!check()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`)
+    if (Date.now() > deadline) {
+      let account = ''
+      try {
+        account = explain === undefined ? '' : `\n${explain()}`
+      } catch (error) {
+        account = `\n(no account: ${String(error)})`
+      }
+      throw new Error(`gave up waiting for ${what} after ${boundMs} ms (DSH_HOME=${process.env.DSH_HOME}, TMPDIR=${process.env.TMPDIR})${account}`)
+    }
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
 }

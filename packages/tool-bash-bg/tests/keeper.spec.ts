@@ -11,6 +11,7 @@ import type { ExitRecord } from '../src/local/keeper-protocol.ts'
 import { Ledger, ledgerRoot, type LedgerRecord } from '../src/local/ledger.ts'
 import { streamRuns } from '../src/local/stream-runs.ts'
 import { bootBashBg, marker, ownHomeAndTmp, pidsWithMarker, until, type BgHost } from './harness.ts'
+import { shellReport } from './shell-report.ts'
 
 type Bg = { shell_id: string, pid: number, output_file: string }
 
@@ -71,8 +72,8 @@ describe('a shell outlives its host', () => {
     expect(kept?.state).toBe('running')
     expect(kept?.hostExitedAt).toBeGreaterThan(0)
     // The TTL, counted from the host's exit: the keeper stops the whole shell, records it and exits.
-    await until(() => pidsWithMarker(mark, true).length === 0, 'the TTL to stop the shell', 30_000)
-    await until(() => ledger().read(id, shell.shell_id)?.state === 'killed', 'the ledger to say killed')
+    await until(() => pidsWithMarker(mark, true).length === 0, 'the TTL to stop the shell', 30_000, () => shellReport(id, shell.shell_id))
+    await until(() => ledger().read(id, shell.shell_id)?.state === 'killed', 'the ledger to say killed', undefined, () => shellReport(id, shell.shell_id))
     const end = exitRecord(kept!)
     expect(end).toMatchObject({ shellId: shell.shell_id, ttlKilled: true })
     await until(() => !alive(kept!.keeper!.pid), 'the keeper to exit')
@@ -116,7 +117,7 @@ describe('a shell outlives its host', () => {
     const { value } = await crashedHost(id, `echo started; (exec -a ${mark} sleep 3); echo done >&2; exit 7`)
     // Crashed with the default config: the shell is kept (its session may take it back), and ends by itself.
     expect(pidsWithMarker(mark, true)).toHaveLength(1)
-    await until(() => ledger().read(id, value.shell_id)?.state === 'ended', 'the shell to end while no host runs', 30_000)
+    await until(() => ledger().read(id, value.shell_id)?.state === 'ended', 'the shell to end while no host runs', 30_000, () => shellReport(id, value.shell_id))
     const record = ledger().read(id, value.shell_id)!
     expect(record).toMatchObject({ state: 'ended', exitCode: 7, signal: null })
     expect(exitRecord(record)).toMatchObject({ shellId: value.shell_id, code: 7, signal: null, capped: false })
@@ -140,7 +141,7 @@ describe('a shell outlives its host', () => {
     // Its keeper still guards it: the TTL (30 min here) is its end; the test ends it by the keeper's own path.
     const record = ledger().read(id, (ledger().list(id)[0] ?? { shellId: '' }).shellId)!
     process.kill(-record.pid, 'SIGKILL')
-    await until(() => ledger().read(id, record.shellId)?.state === 'killed', 'the keeper to record the end')
+    await until(() => ledger().read(id, record.shellId)?.state === 'killed', 'the keeper to record the end', undefined, () => shellReport(id, record.shellId))
   }, 60_000)
 
   it('a keeper killed under a running host: its shells are still stopped by kill_shell\'s path, and the next shell gets a new keeper', async () => {
@@ -168,7 +169,7 @@ describe('a shell outlives its host', () => {
     const shell = await start(host, id, "head -c 1073741824 /dev/zero | tr '\\0' a; echo end >&2")
     await host.dispose()
     host = undefined
-    await until(() => ledger().read(id, shell.shell_id)?.state !== 'running', 'the writer to finish with no host', 300_000)
+    await until(() => ledger().read(id, shell.shell_id)?.state !== 'running', 'the writer to finish with no host', 300_000, () => shellReport(id, shell.shell_id))
     const record = ledger().read(id, shell.shell_id)!
     // tr's status: 0, not a SIGPIPE death (141): its pipe was drained to the end.
     expect(record).toMatchObject({ state: 'ended', exitCode: 0 })
@@ -188,7 +189,7 @@ describe('a shell outlives its host', () => {
     await until(() => size(shell.output_file) > 1024 * 1024, 'output to flow')
     await host.dispose()
     host = undefined
-    await until(() => ledger().read(id, shell.shell_id)?.state !== 'running', 'the writer to finish with no host', 120_000)
+    await until(() => ledger().read(id, shell.shell_id)?.state !== 'running', 'the writer to finish with no host', 120_000, () => shellReport(id, shell.shell_id))
     expect(ledger().read(id, shell.shell_id)).toMatchObject({ state: 'ended', exitCode: 0 })
     expect(size(shell.output_file)).toBe(chunks * 65536 + 'end\n'.length)
   }, 180_000)
@@ -221,7 +222,7 @@ describe('a shell outlives its host', () => {
     const id = session('streams')
     const shell = await start(host, id, 'for i in 1 2 3; do echo out$i; sleep 0.05; echo err$i >&2; sleep 0.05; done; printf x')
     await host.shells.settled(shell.shell_id)
-    await until(() => ledger().read(id, shell.shell_id)?.state === 'ended', 'the ledger to record the end')
+    await until(() => ledger().read(id, shell.shell_id)?.state === 'ended', 'the ledger to record the end', undefined, () => shellReport(id, shell.shell_id))
     const log = readFileSync(shell.output_file, 'utf8')
     expect(log).toBe('out1\nerr1\nout2\nerr2\nout3\nerr3\nx')
     const record = ledger().read(id, shell.shell_id)!
@@ -252,8 +253,8 @@ describe('a shell outlives its host', () => {
     await new Promise((resolve) => setTimeout(resolve, 3000))
     expect(pidsWithMarker(mark, true)).toHaveLength(1)
     adopted!.release()
-    await until(() => pidsWithMarker(mark, true).length === 0, 'the TTL to run again once let go', 30_000)
-    await until(() => ledger().read(id, shell.shell_id)?.state === 'killed', 'the ledger to say killed')
+    await until(() => pidsWithMarker(mark, true).length === 0, 'the TTL to run again once let go', 30_000, () => shellReport(id, shell.shell_id))
+    await until(() => ledger().read(id, shell.shell_id)?.state === 'killed', 'the ledger to say killed', undefined, () => shellReport(id, shell.shell_id))
   }, 60_000)
 
   it('a forged record (a live process\'s pid with a wrong start time) is never signalled, by a host or its keeper', async () => {

@@ -7,7 +7,7 @@ import { closeSync, openSync } from 'node:fs'
 import { HarnessError } from '@deepseek-ai/dsh-llm'
 import { entryFile } from '@gencode-ai/dsh-tool-common'
 import { noLog } from './host-dir.ts'
-import type { KeeperMessage, SpawnRequest } from './keeper-protocol.ts'
+import type { HostMessage, KeeperMessage, SpawnRequest } from './keeper-protocol.ts'
 import { logProblem, type StreamName } from './log-writer.ts'
 import { StreamPieces } from './stream-pieces.ts'
 
@@ -259,10 +259,18 @@ export class KeeperClient {
     this.shells.clear()
   }
 
-  /** The host leaves: the channel closes, and the keeper keeps what still runs for its TTL (or exits at once with none). */
+  /**
+   * The host leaves: the keeper is told so, the channel closes, and the keeper keeps what still runs for its TTL (or
+   * exits at once with none). Told before the close, as the close alone may never reach it (keeper-protocol.ts,
+   * HostLeaves): the keeper then closes its end, which lets this end go.
+   */
   disconnect(): void {
     const child = this.child
     this.child = undefined
-    if (child?.connected === true) child.disconnect()
+    if (child?.connected !== true) return
+    const leave: HostMessage = { t: 'leave' }
+    // With a callback, a send the keeper can no longer take fails here, not as an 'error' on the child.
+    child.send(leave, undefined, {}, () => {})
+    child.disconnect()
   }
 }

@@ -35,6 +35,17 @@ export interface SpawnRequest {
   shown: string
 }
 
+/**
+ * Host → keeper: the host leaves (a plugin dispose; an exiting host's channel just closes). Said in words as well as by
+ * closing the channel: Node's `disconnect()` never closes a channel in which a message from the keeper is half read
+ * (it waits for that message, then drops it as the channel is gone), so the keeper may never see it close.
+ */
+interface HostLeaves {
+  t: 'leave'
+}
+
+/** What a host says to its keeper. */
+export type HostMessage = SpawnRequest | HostLeaves
 
 /** The exit file: what the keeper saw of a shell's end (the truth when no host was there). */
 export interface ExitRecord {

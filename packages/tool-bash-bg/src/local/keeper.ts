@@ -5,7 +5,7 @@
 // over the socket (`adopt <shellId>`, answered `ok <pid> <start>` or `unknown`; `ended <shellId>` follows when it ends).
 import { rmSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
-import type { KeeperMessage, SpawnRequest } from './keeper-protocol.ts'
+import type { HostMessage, KeeperMessage } from './keeper-protocol.ts'
 import { KeptShell } from './kept-shell.ts'
 import { ProcessCensus } from './proc-census.ts'
 import { localSyscalls } from './syscalls.ts'
@@ -22,7 +22,7 @@ class Keeper {
   }
 
   private constructor(private readonly socket: string) {
-    process.on('message', (message: SpawnRequest) => this.onMessage(message))
+    process.on('message', (message: HostMessage) => this.onMessage(message))
     process.on('disconnect', () => this.onHostGone())
     if (socket !== '') this.listen()
   }
@@ -36,7 +36,11 @@ class Keeper {
     } catch {}
   }
 
-  private onMessage(message: SpawnRequest): void {
+  private onMessage(message: HostMessage): void {
+    if (message.t === 'leave') {
+      this.onHostLeaving()
+      return
+    }
     if (message.t !== 'spawn') return
     const shell = KeptShell.start(message, this.census, this.sys, (each) => this.send(each), () => this.hostGone)
     if (shell === undefined) return
@@ -46,6 +50,16 @@ class Keeper {
       for (const holder of shell.holders) (holder as Socket).write(`ended ${shell.id}\n`)
       this.exitWhenIdle()
     })
+  }
+
+  /**
+   * The host said it leaves: it is gone from now, and this end of the channel closes, as the host's end may stay open
+   * (keeper-protocol.ts, HostLeaves): the host then reads the close and lets its end go too.
+   */
+  private onHostLeaving(): void {
+    this.onHostGone()
+    // Nothing follows 'leave' on the channel, so no message of the host's is half read here and this close is not held.
+    if (process.connected) process.disconnect()
   }
 
   private onHostGone(): void {

@@ -138,14 +138,18 @@ export class KeptShell {
     try {
       if (this.request.files.exitFile !== '') writeAtomic(this.request.files.exitFile, JSON.stringify(record), dirname(this.request.files.exitFile))
     } catch {}
-    // With no host to hear the end, the ledger learns it from here; a host that heard it (and then left) wrote its own,
-    // and a host that crashed first leaves the exit file, which a resume reads.
-    if (!heard && this.request.ledger !== undefined) {
+    // A host that heard the end and still holds the shell records it itself. Otherwise the ledger learns it from here:
+    // no host heard it, or the one that did has left since (an exit crossing the host's word that it lets its shells go
+    // reached a host that no longer records their ends). Only a record still running changes: an end a host wrote (its
+    // own, or stopped-at-exit before its exit's kill) stays.
+    if ((!heard || this.hostGone()) && this.request.ledger !== undefined) {
       const patch: LedgerPatch = {
         state: this.ttlKilled || exit.signal !== null ? 'killed' : 'ended', endedAt, exitCode: exit.code, signal: exit.signal,
       }
       try {
-        new Ledger(this.request.ledger.root).update(this.request.ledger.session, this.id, patch)
+        const ledger = new Ledger(this.request.ledger.root)
+        const current = ledger.read(this.request.ledger.session, this.id)
+        if (current?.state === 'running') ledger.write({ ...current, ...patch })
       } catch {}
     }
   }

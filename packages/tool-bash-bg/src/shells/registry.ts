@@ -52,6 +52,11 @@ export interface RegistryOptions {
   orphanTtlMs: number
   /** The durable ledger of each owned local shell. */
   ledger: Ledger
+  /**
+   * The host lets its kept shells go (keepOnExit, at its exit or dispose): it records none of their ends from now, so
+   * their keeper is told at once that it does (an end heard meanwhile would be recorded by nobody).
+   */
+  lettingGo?: () => void
   /** A shell of an owner session started: this host serves that session's shells from now on. */
   started?: (owner: string) => void
   /** A shell settled (with who stopped it, if anything did): its completion is told by this plugin, not by tool-jobs. */
@@ -156,6 +161,7 @@ export class ShellRegistry implements BackgroundShells {
       this.note(shell, { hostExitedAt: now })
       for (const suffix of ['.log', '.streams']) keep.add(`${shell.record.id}${suffix}`)
     }
+    this.options.lettingGo?.()
     return keep
   }
 
