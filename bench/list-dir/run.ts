@@ -103,14 +103,14 @@ const findSmall = shellTimer(['find', small, '-maxdepth', '3'])
 // trees were made just now, as no repository a user lists is.
 await new Promise((resolve) => setTimeout(resolve, Math.max(0, made + SETTLED_MS - Date.now())))
 console.log('\nrecursive depth 3, 50k files (alternated: load and drift hit all alike)')
-const [deep = Number.NaN, deepBare = Number.NaN, find = Number.NaN, findSpawned = Number.NaN, deepUncached = Number.NaN]
-  = await alternate(15, [
+const deepRuns = await alternate(15, [
   ['list_directory recursive, product', call(product, { path: 'tree', recursive: true, depth: 3 })],
   ['list_directory recursive, bare dsh-fs-local', call(bare, { path: 'tree', recursive: true, depth: 3 })],
   ['find -maxdepth 3 > /dev/null (timed by a shell)', findShell.run],
   ['the same find by execFileSync from this host', () => execFileSync('find', [tree, '-maxdepth', '3'], quiet)],
   ['list_directory recursive, product, cachedEntries 0', call(uncached, { path: 'tree', recursive: true, depth: 3 })],
 ])
+const [deep = Number.NaN, deepBare = Number.NaN, find = Number.NaN, findSpawned = Number.NaN, deepUncached = Number.NaN] = deepRuns
 
 // The same call after the host sat idle (as between an agent's calls): caches and the CPU's clock have cooled.
 console.log('\nrecursive depth 3, 50k files, each call after 200 ms idle (alternated)')
