@@ -56,6 +56,10 @@ for (let a = 0; a < 20; a++) {
   if (a % 5 === 0) await writeFile(join(tree, `pkg${a}`, '.gitignore'), 'dist/\n*.snap\n')
 }
 // Many small directories: 20 top directories, each of `smallDirs / 20` holding two files (depth 3 reaches the files).
+// Two files: a first call's cost apart from reading (the host's and the plugin's code run cold, the result checked).
+const two = join(dir, 'two')
+await mkdir(two)
+await Promise.all([writeFile(join(two, 'a.ts'), 'a'), writeFile(join(two, 'b.md'), 'b')])
 const small = join(dir, 'small')
 await mkdir(join(small, '.git'), { recursive: true })
 for (let a = 0; a < 20; a++) {
@@ -155,6 +159,7 @@ async function freshHosts(label: string, path: string, shell: typeof findShell):
 }
 const fresh = await freshHosts('recursive depth 3, 50k files', 'tree', findShell)
 const freshSmall = await freshHosts('recursive depth 3, 20k directories of 2 files', 'small', findSmall)
+const freshTwo = await freshHosts('recursive depth 3, a directory of 2 files', 'two', findShell)
 for (const timer of [lsShell, findShell, findSmall]) timer.close()
 
 const ratio = (label: string, value: number, target: string) => console.log(`${label.padEnd(52)} ${value.toFixed(2).padStart(6)}   ${target}`)
@@ -170,6 +175,8 @@ ratio('50k files, warm: list_directory / find -maxdepth 3', deep / find, '(targe
 ratio('  the same / find by execFileSync (its spawn counted)', deep / findSpawned, '')
 ratio('  every directory read (cachedEntries 0) / find', deepUncached / find, '')
 ratio('50k files, after 200 ms idle / find', idle / idleFind, '')
+// The first call's floor on one thread: its cost apart from reading, plus reading alone (bench/list-dir/where.ts: 1.04x).
+ratio('  a 2-file directory\'s first call / find of the 50k tree', freshTwo.calls[0]! / fresh.find, '(what reading adds to)')
 ratio('20k directories, first call of a fresh host / find', freshSmall.calls[0]! / freshSmall.find, '(target <= 1.50)')
 ratio(`20k directories, worst of the first ${CALLS} calls / find`, worst(freshSmall.calls) / freshSmall.find, '(target <= 1.50)')
 ratio('20k directories, warm / find', manyDirs / manyFind, '(target <= 1.00)')
