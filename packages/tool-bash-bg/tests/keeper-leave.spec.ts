@@ -94,6 +94,40 @@ describe('a host leaving while its channel holds half a keeper message', () => {
     await until(() => !alive(keeper), 'the keeper to exit', 20_000, () => processReport(keeper))
   }, 120_000)
 
+  it('a spawn the keeper has not answered when its host leaves fails at once (SPAWN_FAILED), and what the keeper still starts its TTL stops', async () => {
+    const session = `pending-${Math.random().toString(36).slice(2, 10)}`
+    const ledger = new Ledger(ledgerRoot())
+    const census = new ProcessCensus(localSyscalls())
+    const client = new KeeperClient('', (pid) => census.startTime(pid))
+    const request = (id: string) => ({
+      id, argv: ['bash', '-c', 'sleep 600'] as [string, ...string[]], cwd: tmp, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, marks: [`DSH_BG_SHELL=${id}`],
+      files: { log: join(tmp, `${id}.log`), streams: join(tmp, `${id}.streams`), exitFile: exitFileOf(ledger.dirOf(session), id), maxLogBytes: 1024, toolName: 'bash_bg' },
+      ttlMs: 200, ledger: { root: ledger.root, session }, shown: 'bash',
+      stop: { graceMs: KILL_POLICY.leftoverGraceMs, afterKillMs: KILL_POLICY.afterKillMs, reapMs: KILL_POLICY.reapMs },
+    })
+    const first = `bg-${Math.random().toString(36).slice(2, 8).padEnd(6, '0')}`
+    const second = `bg-${Math.random().toString(36).slice(2, 8).padEnd(6, '0')}`
+    await client.spawn(request(first))
+    const keeper = client.pid!
+    cleanup.push(() => {
+      for (const pid of [...membersOf(first), ...membersOf(second), keeper]) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {}
+      }
+    })
+    // The keeper cannot answer: the second spawn waits on it as the host leaves.
+    process.kill(keeper, 'SIGSTOP')
+    const waiting = client.spawn(request(second))
+    client.disconnect()
+    const settled = await Promise.race([waiting.then(() => 'resolved', (error: unknown) => error), new Promise((resolve) => setTimeout(resolve, 10_000, 'still pending'))])
+    expect(settled).toMatchObject({ code: 'SPAWN_FAILED' })
+    process.kill(keeper, 'SIGCONT')
+    // Both shells are the keeper's with no host: their TTL ends them, and the keeper then exits.
+    await until(() => membersOf(first).length === 0 && membersOf(second).length === 0, 'the TTL to stop both shells', 30_000, () => processReport(keeper))
+    await until(() => !alive(keeper), 'the keeper to exit', 20_000, () => processReport(keeper))
+  }, 90_000)
+
   it('a kept shell ending after its host let it go (the exit hook\'s part, the host still running): its keeper records the end', async () => {
     const host: BgHost = await bootBashBg({ keepOnExit: true })
     cleanup.push(() => host.dispose())

@@ -267,6 +267,10 @@ export class KeeperClient {
   disconnect(): void {
     const child = this.child
     this.child = undefined
+    // A spawn not yet answered never will be to this host (the channel's close no longer reaches onKeeperGone): it fails
+    // now, and the keeper treats a shell it still starts as one whose host left (its TTL).
+    for (const pending of this.pending.values()) pending.reject(this.spawnFailed(pending.request, 'the host left before the keeper answered'))
+    this.pending.clear()
     if (child?.connected !== true) return
     const leave: HostMessage = { t: 'leave' }
     // With a callback, a send the keeper can no longer take fails here, not as an 'error' on the child.
