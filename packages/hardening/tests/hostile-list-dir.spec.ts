@@ -7,6 +7,7 @@ import { bootHost, execTool, makeTmpDir, removeTmpDir, textOf, type Host } from 
 import * as ListDir from '../../tool-list-dir/src/index.ts'
 import { escapeName, nameFromBytes, unescapeName } from '@gencode-ai/dsh-tool-common'
 import type { Listing } from '../../tool-list-dir/src/types.ts'
+import { SETTLED_MS } from '../../tool-list-dir/src/walk/listing-cache.ts'
 import { LONG_TEST_MS, runs, withinMs } from '../src/budget.ts'
 
 /**
@@ -130,6 +131,9 @@ for (const [provider, composition] of COMPOSITIONS) {
       // More entries outside, so a count that read the outside tree shows in the totals (past a full window only counts).
       for (let extra = 0; extra < 3; extra++) await writeFile(join(outside, `sub2/deeper/SECRET-${extra}.txt`), 'SECRET')
       await symlink(outside, join(ws, 'lnk'))
+      // Settled before the swapping starts: the host keeps the counted directories (box/sub2 and below, whose own times
+      // the exchanges of box leave alone) and takes them back by path while box is, at moments, the link out.
+      await new Promise((resolve) => setTimeout(resolve, SETTLED_MS + 200))
       swapper = spawn('python3', [join(import.meta.dirname, '../fixtures/exchange.py'), join(ws, 'box'), join(ws, 'lnk')], { stdio: ['ignore', 'pipe', 'inherit'] })
       await new Promise((resolve) => swapper.stdout!.once('data', resolve))
     })
@@ -160,6 +164,7 @@ for (const [provider, composition] of COMPOSITIONS) {
       }
       console.log(`swapper (${provider}): ${count} listings, ${outcomes.listed} listed, ${outcomes.refused} refused, ${outcomes.leaked.length} leaked`)
       expect(swapper.exitCode).toBeNull() // still swapping at the end
+      if (outcomes.leaked.length > 0) console.log(outcomes.leaked.join('\n=====\n'))
       expect(outcomes.leaked).toEqual([])
       expect(outcomes.listed).toBeGreaterThan(0)
     }, LONG_TEST_MS)

@@ -203,7 +203,9 @@ export class LocalSource implements DirSource<LocalDir> {
 
   /** `dir`'s handle, opened now and checked (see enter). */
   private openHandle(dir: LocalDir): number {
-    const parent = dir.parent === undefined ? undefined : this.handles.get(dir.parent)
+    // A parent taken back from the cache was not opened: it is opened now, from its own parent's handle, so that every
+    // directory read below the listed one is still reached through the handles of its ancestors, never by a path.
+    const parent = dir.parent === undefined ? undefined : this.handles.get(dir.parent) ?? this.openHandle(dir.parent)
     let fd: number
     try {
       fd = openSync(parent === undefined ? fsPath(dir.local) : under(`${FD_DIR}/${parent}`, dir.name ?? ''), DIR_FLAGS)
