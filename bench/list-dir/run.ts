@@ -176,7 +176,7 @@ ratio('  the same / find by execFileSync (its spawn counted)', deep / findSpawne
 ratio('  every directory read (cachedEntries 0) / find', deepUncached / find, '')
 ratio('50k files, after 200 ms idle / find', idle / idleFind, '')
 // The first call's floor on one thread: its cost apart from reading, plus reading alone (bench/list-dir/where.ts: 1.04x).
-ratio('  a 2-file directory\'s first call / find of the 50k tree', freshTwo.calls[0]! / fresh.find, '(what reading adds to)')
+ratio('  first call, a 2-file directory / find (50k files)', freshTwo.calls[0]! / fresh.find, '(what reading adds to)')
 ratio('20k directories, first call of a fresh host / find', freshSmall.calls[0]! / freshSmall.find, '(target <= 1.50)')
 ratio(`20k directories, worst of the first ${CALLS} calls / find`, worst(freshSmall.calls) / freshSmall.find, '(target <= 1.50)')
 ratio('20k directories, warm / find', manyDirs / manyFind, '(target <= 1.00)')
