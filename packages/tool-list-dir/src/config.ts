@@ -15,7 +15,7 @@ export const Config = Schema.object({
   order: Schema.number().default(1350).description('Prompt order of the guidance section.'),
   guidance: Schema.string().default(DEFAULT_GUIDANCE).description('Guidance section text; empty registers none.'),
   maxEntries: Schema.natural().min(1).max(1000).default(100).description('Most entries one call returns.'),
-  cachedEntries: Schema.natural().default(200_000)
+  cachedEntries: Schema.natural().max(10_000_000).default(200_000)
     .description('Entries of counted directories a host keeps for later listings (about 100 bytes each, a directory 4 more); 0 keeps none.'),
   outsideWorkspace: OutsideWorkspace,
 })

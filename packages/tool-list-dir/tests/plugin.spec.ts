@@ -93,6 +93,9 @@ describe('config', () => {
     ['outsideWorkspace maybe', { outsideWorkspace: 'maybe' }],
     ['toolName with spaces', { toolName: 'list dir' }],
     ['order as a string', { order: 'first' }],
+    ['cachedEntries -1', { cachedEntries: -1 }],
+    ['cachedEntries past 10,000,000 (about 1 GB)', { cachedEntries: 10_000_001 }],
+    ['cachedEntries as a string', { cachedEntries: 'lots' }],
   ]
   for (const [label, config] of bad) {
     it(`rejects ${label}, naming the key`, async () => {
