@@ -1,7 +1,10 @@
-import { readdirSync, type Dirent } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs'
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { execTool, type Host } from '@gencode-ai/testkit'
 import { parseArgs, type ListArgs } from '../src/args.ts'
@@ -129,6 +132,40 @@ describe('the listing cache', () => {
     expect(cache.get('/c', () => ({ ...identity(3), mtimeMs: 1 }))).toBeUndefined()
     expect(cache.size).toBe(0)
     expect(cache.hits).toBe(1)
+  })
+
+  it('its limit bounds the heap it holds, whatever the names\' and paths\' lengths (about 100 bytes a unit of size)', () => {
+    // A real GC, so that what is measured is what the cache holds.
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const dir = mkdtempSync(join(tmpdir(), 'cache-heap-'))
+    const limit = 100_000
+    try {
+      const shapes: [string, number, number, number][] = [
+        // what, entries a directory, a name's length, a path's length
+        ['short names', 50, 8, 40],
+        ['names of 250 characters', 50, 250, 40],
+        ['empty directories 10 levels of 240 characters down', 0, 0, 2_400],
+      ]
+      for (const [what, entries, nameLength, pathLength] of shapes) {
+        const at = join(dir, String(nameLength))
+        mkdirSync(at)
+        for (let i = 0; i < entries; i++) writeFileSync(join(at, String(i).padStart(nameLength, 'n')), '')
+        const cache = new ListingCache(limit)
+        cache.keeping()
+        gc()
+        const before = process.memoryUsage().heapUsed
+        // Each directory its own read and its own path, as a walk's are.
+        for (let d = 0; cache.size < limit * 0.9; d++) {
+          cache.put(Buffer.from(`/${String(d).padStart(pathLength, 'p')}`).toString(), { dev: 1, ino: d, mtimeMs: 0, ctimeMs: 0 }, readdirSync(at, { withFileTypes: true }), Date.now())
+        }
+        gc()
+        const held = process.memoryUsage().heapUsed - before
+        expect(held / cache.size, what).toBeLessThan(150)
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 
   it('through the tool: a host\'s repeated listings equal listings read from disk, before and after a change', async () => {

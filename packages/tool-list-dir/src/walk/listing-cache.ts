@@ -11,13 +11,26 @@ export const SETTLED_MS = 2000
 /** What identifies a directory's contents: an entry added, removed or renamed moves mtime; a replaced inode moves ino. */
 type Identity = Pick<Stats, 'dev' | 'ino' | 'mtimeMs' | 'ctimeMs'>
 
-/** A kept directory: what it was, its entries, and the walk that last used it. */
-interface Kept extends Identity { dirents: Dirent[], walk: number }
+/** A kept directory: what it was, its entries, what it weighs, and the walk that last used it. */
+interface Kept extends Identity { dirents: Dirent[], weight: number, walk: number }
 
 /** What a directory costs beside its entries, in entries (its key, record and array: measured about 4x an entry's 100 bytes). */
 const DIRECTORY_WEIGHT = 4
 
-const weightOf = (kept: { dirents: Dirent[] }): number => kept.dirents.length + DIRECTORY_WEIGHT
+/**
+ * Characters of names an entry's 100 bytes cover, and of its path a directory's weight covers: past them the text
+ * itself is what costs (about a byte a character), 100 characters an entry more, so that names of 250 characters or paths
+ * ten levels of them deep do not hold 3-6x the heap the limit stands for (measured 315 and 646 bytes an entry).
+ */
+const NAME_CHARS = 20
+const PATH_CHARS = 100
+const CHARS_PER_ENTRY = 100
+
+function weightOf(local: string, dirents: Dirent[]): number {
+  let text = local.length - PATH_CHARS - NAME_CHARS * dirents.length
+  for (let index = 0; index < dirents.length; index++) text += (dirents[index] as Dirent).name.length
+  return dirents.length + DIRECTORY_WEIGHT + (text > 0 ? Math.ceil(text / CHARS_PER_ENTRY) : 0)
+}
 
 export class ListingCache {
   /** Least recently used first: a Map iterates in insertion order, and a use moves a directory to the end. */
@@ -29,9 +42,10 @@ export class ListingCache {
   hits = 0
 
   /**
-   * `limit`: entries held, all directories together, each directory weighing DIRECTORY_WEIGHT more. Room is made by
-   * dropping what earlier walks used least recently; what the current walk used is never dropped for it, so a walk
-   * larger than the cache keeps its first part for the next one (dropping the least recently used would leave it none).
+   * `limit`: entries held, all directories together, each directory weighing DIRECTORY_WEIGHT more and long text more
+   * (weightOf). Room is made by dropping what earlier walks used least recently; what the current walk used is never
+   * dropped for it, so a walk larger than the cache keeps its first part for the next one (dropping the least recently
+   * used would leave it none).
    */
   constructor(private readonly limit: number) {}
 
@@ -67,14 +81,14 @@ export class ListingCache {
     if (Math.max(seen.mtimeMs, seen.ctimeMs) > since - SETTLED_MS) return
     const old = this.kept.get(local)
     if (old !== undefined) this.drop(local, old)
-    const weight = weightOf({ dirents })
+    const weight = weightOf(local, dirents)
     for (const [key, kept] of this.kept) {
       if (this.weight + weight <= this.limit) break
       if (kept.walk === this.walks) break // all that follow were used by this walk too
       this.drop(key, kept)
     }
     if (this.weight + weight > this.limit) return
-    this.kept.set(local, { dev: seen.dev, ino: seen.ino, mtimeMs: seen.mtimeMs, ctimeMs: seen.ctimeMs, dirents, walk: this.walks })
+    this.kept.set(local, { dev: seen.dev, ino: seen.ino, mtimeMs: seen.mtimeMs, ctimeMs: seen.ctimeMs, dirents, weight, walk: this.walks })
     this.weight += weight
   }
 
@@ -89,7 +103,7 @@ export class ListingCache {
 
   private drop(local: string, kept: Kept): void {
     this.kept.delete(local)
-    this.weight -= weightOf(kept)
+    this.weight -= kept.weight
   }
 }
 
