@@ -6,6 +6,7 @@ import { parseArgs, type ListArgs } from '../src/args.ts'
 import type { Config } from '../src/config.ts'
 import { listDirectory } from '../src/list.ts'
 import type { Listing } from '../src/types.ts'
+import { type ListingCache, SETTLED_MS } from '../src/walk/listing-cache.ts'
 import { LocalSource } from '../src/walk/local-source.ts'
 import { ProviderSource } from '../src/walk/provider-source.ts'
 
@@ -27,6 +28,12 @@ export function listThrough(host: Host, args: ListArgs, source: 'local' | 'provi
     undefined,
     () => source === 'local' ? new LocalSource() : new ProviderSource(host.ctx),
   )
+}
+
+/** A walk with `cache`, as if it started `since` (by default long after the tree was made, so what was just made counts as settled). */
+export function listCached(host: Host, args: ListArgs, cache: ListingCache, since = Date.now() + SETTLED_MS + 60_000): Promise<Listing> {
+  const exec = { signal: new AbortController().signal, token: Symbol('call') as never }
+  return listDirectory(host.ctx, exec, parseArgs(args, 100), undefined, () => new LocalSource(cache, since))
 }
 
 /** Write a tree: keys are relative paths; a string value is file content, `null` a directory, `{ link }` a symlink. */

@@ -7,12 +7,10 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { execTool, type Host } from '@gencode-ai/testkit'
-import { parseArgs, type ListArgs } from '../src/args.ts'
-import { listDirectory } from '../src/list.ts'
+import type { ListArgs } from '../src/args.ts'
 import type { Listing } from '../src/types.ts'
 import { ListingCache, SETTLED_MS } from '../src/walk/listing-cache.ts'
-import { LocalSource } from '../src/walk/local-source.ts'
-import { listDirHost, listThrough, makeTree } from './harness.ts'
+import { listCached as cachedOn, listDirHost, listThrough, makeTree } from './harness.ts'
 
 // A host keeps what its walks only counted and takes it back while the directory is the same inode, unchanged: every
 // listing must equal one read from disk, whatever changed between them.
@@ -22,11 +20,8 @@ beforeEach(async () => {
 })
 afterEach(async () => { await host.dispose() })
 
-/** A walk with `cache`, as if it started `ago` ms after the tree was made (so what was just made counts as settled). */
-function listCached(args: ListArgs, cache: ListingCache, since = Date.now() + SETTLED_MS + 60_000): Promise<Listing> {
-  const exec = { signal: new AbortController().signal, token: Symbol('call') as never }
-  return listDirectory(host.ctx, exec, parseArgs(args, 100), undefined, () => new LocalSource(cache, since))
-}
+/** A walk with `cache` (see harness.ts), on this spec's host. */
+const listCached = (args: ListArgs, cache: ListingCache, since?: number): Promise<Listing> => cachedOn(host, args, cache, since)
 
 async function makeFixture(cwd: string): Promise<void> {
   const tree: Record<string, string | null | { link: string }> = {
