@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs'
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -98,6 +99,22 @@ describe('the listing cache', () => {
     await listCached(ARGS, cache, now)
     await listCached(ARGS, cache, now)
     expect(cache.size).toBe(0)
+  })
+
+  it.skipIf(!existsSync('/proc/self/fdinfo'))('a directory whose filesystem does not move its times with its entries (/proc) is read each time', async () => {
+    // A shell that opens three more descriptors when told: its /proc fdinfo directory gains three entries, same times.
+    const shell = spawn('sh', ['-c', 'read go; exec 3</dev/null 4</dev/null 5</dev/null; echo opened; read stop'], { stdio: ['pipe', 'pipe', 'inherit'] })
+    try {
+      const args: ListArgs = { path: `/proc/${shell.pid}`, recursive: true, depth: 2, limit: 1 }
+      const cache = new ListingCache(200_000)
+      for (let i = 0; i < 3; i++) await listCached(args, cache)
+      shell.stdin.write('\n')
+      await new Promise((resolve) => shell.stdout.once('data', resolve))
+      const disk = await listThrough(host, args, 'local')
+      expect(await listCached(args, cache)).toEqual(disk)
+    } finally {
+      shell.kill('SIGKILL')
+    }
   })
 
   it('holds at most its limit, making room from what earlier walks used least recently, never from what this walk used', () => {

@@ -3,10 +3,21 @@
 import type { Dirent, Stats } from 'node:fs'
 
 /**
- * A directory changed this recently is not kept: its timestamps come from a coarse clock (a tick of a few ms; another
- * machine's clock on a network filesystem), so a change in the same tick as the read could leave them as they were.
+ * A directory changed this recently is not kept: its timestamps come from a coarse clock (a tick of a few ms), so a
+ * change in the same tick as the read could leave them as they were.
  */
 export const SETTLED_MS = 2000
+
+/**
+ * Filesystems (statfs types) that move a directory's mtime with every entry added, removed or renamed, from this
+ * machine's clock: ext2-4, XFS, Btrfs, tmpfs, overlayfs, ZFS, F2FS, bcachefs. Elsewhere a directory is read each time:
+ * /proc and sysfs keep a directory's times while its entries come and go (a process's fdinfo, task), FUSE and network
+ * filesystems stamp what their backend or another machine says.
+ */
+const TIMED = new Set([0xEF53, 0x58465342, 0x9123683E, 0x01021994, 0x794C7630, 0x2FC12FC1, 0xF2F52010, 0xCA451A4E])
+
+/** Whether a directory on a filesystem of this statfs type may be kept (see TIMED). */
+export const keepsTimes = (type: number): boolean => TIMED.has(type)
 
 /** What identifies a directory's contents: an entry added, removed or renamed moves mtime; a replaced inode moves ino. */
 type Identity = Pick<Stats, 'dev' | 'ino' | 'mtimeMs' | 'ctimeMs'>

@@ -1,13 +1,16 @@
 // Directory reads on the local disk: one handle per directory (opened without following links, read through
 // /proc/<pid>/fd), entries with their details.
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, statSync, type Dirent, type Stats } from 'node:fs'
+import {
+  closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, statfsSync, statSync,
+  type Dirent, type Stats,
+} from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { fsPath, nameFromBytes } from '@gencode-ai/dsh-tool-common'
 import { checkAborted } from '../errors.ts'
 import type { Child } from '../types.ts'
-import type { ListingCache } from './listing-cache.ts'
+import { keepsTimes, type ListingCache } from './listing-cache.ts'
 import { type Bare, type Dir, type DirSource, type LinkMode, MAX_SMALL_FILE } from './source.ts'
 import { andThen, type Maybe } from './steps.ts'
 
@@ -86,6 +89,8 @@ export class LocalSource implements DirSource<LocalDir> {
 
   /** The cache this walk adds to (see ListingCache.keeping). */
   private readonly keep: ListingCache | undefined
+  /** Per device, whether its filesystem's times show a change (keepsTimes): one statfs each per walk. */
+  private readonly timed = new Map<number, boolean>()
 
   children(dir: LocalDir, links: LinkMode, signal: AbortSignal): Maybe<Child[]> {
     return andThen(this.read(dir, signal), (read) => this.shape(read, links, signal))
@@ -125,8 +130,22 @@ export class LocalSource implements DirSource<LocalDir> {
     const seen = cache === undefined ? undefined : this.identity(dir)
     const dirents = readdirSync(base, { withFileTypes: true })
     this.run += dirents.length
-    if (seen !== undefined && plain(dirents)) cache?.put(dir.local, seen, dirents, this.since)
+    if (seen !== undefined && plain(dirents) && this.keepsTimes(seen.dev, base)) cache?.put(dir.local, seen, dirents, this.since)
     return [base, dirents, true]
+  }
+
+  /** Whether the filesystem of device `dev` (the directory reached by `base`) moves a directory's times (keepsTimes). */
+  private keepsTimes(dev: number, base: string | Buffer): boolean {
+    let timed = this.timed.get(dev)
+    if (timed === undefined) {
+      try {
+        timed = keepsTimes(statfsSync(base).type)
+      } catch {
+        timed = false
+      }
+      this.timed.set(dev, timed)
+    }
+    return timed
   }
 
   /**
