@@ -226,7 +226,7 @@ describe('crash leftovers', () => {
     expect(entries()).toEqual(theirs)
     local = await withTasks()
     const own = basename(local.shells.logDir)
-    await until(() => entries().every((name) => name.startsWith(own)), 'the dead host\'s record, directory and socket to go')
+    await until(() => entries().every((name) => name.startsWith(own)), 'the dead host\'s record, directory and socket to go', 20_000, () => `left: ${entries().filter((name) => !name.startsWith(own)).join(', ')} (ours: ${own})`)
   })
 
   it('a host that reaps and exits at once still SIGKILLs the leftovers that ignore SIGTERM', async () => {

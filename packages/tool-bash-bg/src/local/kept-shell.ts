@@ -147,9 +147,7 @@ export class KeptShell {
         state: this.ttlKilled || exit.signal !== null ? 'killed' : 'ended', endedAt, exitCode: exit.code, signal: exit.signal,
       }
       try {
-        const ledger = new Ledger(this.request.ledger.root)
-        const current = ledger.read(this.request.ledger.session, this.id)
-        if (current?.state === 'running') ledger.write({ ...current, ...patch })
+        new Ledger(this.request.ledger.root).update(this.request.ledger.session, this.id, patch, (current) => current.state === 'running')
       } catch {}
     }
   }

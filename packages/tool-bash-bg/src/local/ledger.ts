@@ -144,10 +144,10 @@ export class Ledger {
     return RECORD.test(`${shellId}.json`) ? readRecord(this.dirOf(session), session, shellId) : undefined
   }
 
-  /** Apply `patch` to the record on disk; undefined (nothing written) when there is none. */
-  update(session: string, shellId: string, patch: LedgerPatch): LedgerRecord | undefined {
+  /** Apply `patch` to the record on disk (only if `when` holds of it); undefined (nothing written) when there is none. */
+  update(session: string, shellId: string, patch: LedgerPatch, when?: (current: LedgerRecord) => boolean): LedgerRecord | undefined {
     const current = this.read(session, shellId)
-    if (current === undefined) return undefined
+    if (current === undefined || when?.(current) === false) return undefined
     const next = { ...current, ...patch }
     this.write(next)
     return next
